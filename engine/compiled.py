@@ -1,0 +1,121 @@
+"""Load the compiled formulas (building them on first use) and evaluate workloads.
+
+The compiled module is cached under the user cache folder, keyed by a hash of the formula and
+compiler sources and the sympy version, so a changed formula can never be served stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from engine.errors import UsageError
+from engine.resources import user_cache_dir
+
+_ENGINE_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class QuantityInfo:
+    name: str
+    unit: str
+    doc: str
+    formula: str  # e.g. "flops/system_flops"
+    template: str  # e.g. "{flops}/{system_flops}"
+    args: tuple[str, ...]
+    labels: tuple[str, str] | None
+
+
+def _cache_key() -> str:
+    digest = hashlib.sha256()
+    for name in ("formulas.py", "compiler.py"):
+        digest.update((_ENGINE_DIR / name).read_bytes())
+    digest.update(metadata.version("sympy").encode())
+    return digest.hexdigest()[:16]
+
+
+def _cache_folder() -> Path:
+    folder = user_cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".write-test"
+        probe.touch()
+        probe.unlink()
+        return folder
+    except OSError:  # read-only home (CI sandboxes); fall back to a private temp folder
+        fallback = Path(tempfile.gettempdir()) / f"perfdrill-{os.getuid()}"
+        fallback.mkdir(parents=True, exist_ok=True)
+        return fallback
+
+
+@cache
+def compiled_module(vector: bool = False) -> ModuleType:
+    """The compiled formula module, generated with sympy only when the cache lacks it."""
+    path = _cache_folder() / f"formulas_{'vector' if vector else 'scalar'}_{_cache_key()}.py"
+    if not path.exists():
+        from engine.compiler import generate_source
+
+        source = generate_source(vector)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(source)
+        os.replace(temporary, path)  # atomic: a concurrent reader never sees half a file
+    spec = importlib.util.spec_from_file_location(f"perfdrill_compiled_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def info(workload: str, name: str) -> QuantityInfo:
+    """Unit, meaning and formula text of a computed quantity or an input."""
+    module = compiled_module()
+    if name in module.TABLE.get(workload, {}):
+        unit, doc, formula, template, labels = module.META[f"{name}@{workload}"]
+        return QuantityInfo(name, unit, doc, formula, template, module.TABLE[workload][name][1], labels)
+    if name in module.INPUTS:
+        unit, doc = module.INPUTS[name]
+        return QuantityInfo(name, unit, doc, name, "{" + name + "}", (), None)
+    raise UsageError(f"unknown quantity {name!r} in workload {workload!r}")
+
+
+def workload_names() -> list[str]:
+    return list(compiled_module().TABLE)
+
+
+def quantity_names(workload: str) -> list[str]:
+    return list(compiled_module().TABLE[workload])
+
+
+def evaluate(workload: str, inputs: Mapping[str, Any], wanted: list[str], *, vector: bool = False
+             ) -> dict[str, Any]:
+    """Values of `wanted` (and everything they need), computing only what `inputs` does not give.
+
+    Any computed quantity present in `inputs` is an override: `params` given directly wins over
+    the architecture. Values are floats in base units, or numpy arrays when `vector` is true.
+    """
+    table: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = compiled_module(vector).TABLE[workload]
+    values: dict[str, Any] = dict(inputs)
+
+    def need(name: str, chain: tuple[str, ...]) -> Any:
+        if name in values:
+            return values[name]
+        if name not in table:
+            wanted_by = f" (needed by {chain[-1]})" if chain else ""
+            raise UsageError(f"missing input {name!r}{wanted_by}")
+        function, args = table[name]
+        values[name] = function(*(need(arg, (*chain, name)) for arg in args))
+        return values[name]
+
+    for name in wanted:
+        need(name, ())
+    return values

@@ -1,0 +1,32 @@
+"""The one way to find the shipped data folders, from a checkout, an editable install or a wheel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """The `questions` or `specs` folder.
+
+    A wheel carries them as `engine/_data/<name>`; a checkout or editable install has them
+    beside the `engine` package at the repository root.
+    """
+    for candidate in (_PACKAGE_DIR / "_data" / name, _PACKAGE_DIR.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"perfdrill's {name}/ folder is missing from this installation")
+
+
+def user_data_dir() -> Path:
+    """Where the user's own specs, templates and progress live (platformdirs)."""
+    from platformdirs import user_data_path
+
+    return user_data_path("perfdrill", appauthor=False)
+
+
+def user_cache_dir() -> Path:
+    from platformdirs import user_cache_path
+
+    return user_cache_path("perfdrill", appauthor=False)
