@@ -1,25 +1,22 @@
 """Load the compiled formulas (building them on first use) and evaluate workloads.
 
 The compiled module is cached under the user cache folder, keyed by a hash of the formula and
-compiler sources and the sympy version, so a changed formula can never be served stale.
+compiler sources, so a changed formula can never be served stale.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from engine.errors import UsageError
-from engine.resources import user_cache_dir
+from engine.resources import cache_dir, write_atomically
 
 _ENGINE_DIR = Path(__file__).resolve().parent
 
@@ -39,36 +36,17 @@ def _cache_key() -> str:
     digest = hashlib.sha256()
     for name in ("formulas.py", "compiler.py"):
         digest.update((_ENGINE_DIR / name).read_bytes())
-    digest.update(metadata.version("sympy").encode())
     return digest.hexdigest()[:16]
-
-
-def _cache_folder() -> Path:
-    folder = user_cache_dir()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".write-test"
-        probe.touch()
-        probe.unlink()
-        return folder
-    except OSError:  # read-only home (CI sandboxes); fall back to a private temp folder
-        fallback = Path(tempfile.gettempdir()) / f"perfdrill-{os.getuid()}"
-        fallback.mkdir(parents=True, exist_ok=True)
-        return fallback
 
 
 @cache
 def compiled_module(vector: bool = False) -> ModuleType:
     """The compiled formula module, generated with sympy only when the cache lacks it."""
-    path = _cache_folder() / f"formulas_{'vector' if vector else 'scalar'}_{_cache_key()}.py"
+    path = cache_dir() / f"formulas_{'vector' if vector else 'scalar'}_{_cache_key()}.py"
     if not path.exists():
         from engine.compiler import generate_source
 
-        source = generate_source(vector)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(source)
-        os.replace(temporary, path)  # atomic: a concurrent reader never sees half a file
+        write_atomically(path, generate_source(vector).encode())
     spec = importlib.util.spec_from_file_location(f"perfdrill_compiled_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -96,8 +74,9 @@ def quantity_names(workload: str) -> list[str]:
     return list(compiled_module().TABLE[workload])
 
 
-def evaluate(workload: str, inputs: Mapping[str, Any], wanted: list[str], *, vector: bool = False
-             ) -> dict[str, Any]:
+def evaluate(
+    workload: str, inputs: Mapping[str, Any], wanted: list[str], *, vector: bool = False
+) -> dict[str, Any]:
     """Values of `wanted` (and everything they need), computing only what `inputs` does not give.
 
     Any computed quantity present in `inputs` is an override: `params` given directly wins over

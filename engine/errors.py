@@ -6,8 +6,9 @@ from __future__ import annotations
 class PerfdrillError(Exception):
     """Base of every error perfdrill raises on purpose; the CLI prints it in one line and exits 2."""
 
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, file: str | None = None, line: int | None = None, field: str | None = None
+    ) -> None:
         self.message = message
         self.file = file
         self.line = line

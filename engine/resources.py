@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -26,7 +28,25 @@ def user_data_dir() -> Path:
     return user_data_path("perfdrill", appauthor=False)
 
 
-def user_cache_dir() -> Path:
+def cache_dir() -> Path:
+    """A writable folder for compiled formulas and parsed specs (platformdirs, else a temp folder)."""
     from platformdirs import user_cache_path
 
-    return user_cache_path("perfdrill", appauthor=False)
+    folder = user_cache_path("perfdrill", appauthor=False)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if os.access(folder, os.W_OK):
+            return folder
+    except OSError:
+        pass
+    fallback = Path(tempfile.gettempdir()) / f"perfdrill-cache-{os.getuid()}"
+    fallback.mkdir(parents=True, exist_ok=True)
+    return fallback
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write through a temporary file and rename, so a reader never sees half a file."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.replace(temporary, path)

@@ -5,6 +5,8 @@ A bad entry fails here, naming file, entry, field and line, never halfway throug
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -12,15 +14,22 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import SpecError, UnitError
-from engine.resources import data_dir, user_data_dir
+from engine.resources import cache_dir, data_dir, user_data_dir, write_atomically
 from engine.units import parse_quantity
 from engine.yamlio import LineMap, load_yaml
 
 # Bytes per element of each storage dtype. int4 packs two values per byte.
 DTYPE_BYTES: dict[str, float] = {
-    "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5,
+    "fp32": 4,
+    "tf32": 4,
+    "bf16": 2,
+    "fp16": 2,
+    "fp8": 1,
+    "int8": 1,
+    "int4": 0.5,
 }
 COMPUTE_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+_SCHEMA_VERSION = "specs-1"  # bump when Chip or Model change shape, to retire old pickles
 
 
 @dataclass(frozen=True)
@@ -50,8 +59,11 @@ class Chip:
         """Dense peak FLOP/s for `dtype`; a dtype the chip lacks is a SpecError."""
         if dtype not in self.peak_flops:
             have = ", ".join(self.peak_flops) or "none"
-            raise SpecError(f"chip {self.id!r} has no {dtype} peak (it has: {have})", file=self.file,
-                            field=f"chips.{self.id}.peak_flops")
+            raise SpecError(
+                f"chip {self.id!r} has no {dtype} peak (it has: {have})",
+                file=self.file,
+                field=f"chips.{self.id}.peak_flops",
+            )
         return self.peak_flops[dtype].value
 
 
@@ -96,12 +108,16 @@ class Model:
     def formula_inputs(self) -> dict[str, float]:
         """The architecture as values of engine/formulas.py's input symbols (and overrides)."""
         values: dict[str, float] = {name: float(getattr(self, name)) for name in ARCH_FIELDS}
-        dense_layers = self.layers if self.dense_layers is None and not self.is_moe else (self.dense_layers or 0)
+        dense_layers = (
+            self.layers if self.dense_layers is None and not self.is_moe else (self.dense_layers or 0)
+        )
         values.update(
             mlp_matrices=3.0 if self.gated_mlp else 2.0,
             tied_embeddings=1.0 if self.tied_embeddings else 0.0,
-            experts=float(self.experts), experts_per_token=float(self.experts_per_token),
-            shared_experts=float(self.shared_experts), dense_layers=float(dense_layers),
+            experts=float(self.experts),
+            experts_per_token=float(self.experts_per_token),
+            shared_experts=float(self.shared_experts),
+            dense_layers=float(dense_layers),
             dense_ffn=float(self.dense_ffn if self.dense_ffn is not None else self.ffn),
             position_embeddings=float(self.position_embeddings),
         )
@@ -138,12 +154,27 @@ def spec_dirs(extra: Iterable[Path] = ()) -> list[Path]:
 
 @cache
 def _load_cached(dirs: tuple[Path, ...]) -> SpecBook:
+    """Validated specs; the result is pickled under a hash of the files, so a later run with the
+    same files skips YAML parsing and unit conversion (and the pint import) entirely."""
+    files = [path for directory in dirs for path in sorted(directory.glob("*.yaml"))]
+    digest = hashlib.sha256(_SCHEMA_VERSION.encode())
+    for path in files:
+        digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+    cached = cache_dir() / f"specs_{digest.hexdigest()[:16]}.pickle"
+    if cached.exists():
+        try:
+            book = pickle.loads(cached.read_bytes())
+            if isinstance(book, SpecBook):
+                return book
+        except Exception:  # a stale or torn cache is rebuilt, never trusted
+            pass
     chips: dict[str, Chip] = {}
     models: dict[str, Model] = {}
-    for directory in dirs:
-        for path in sorted(directory.glob("*.yaml")):
-            _load_file(path, chips, models)
-    return SpecBook(chips, models)
+    for path in files:
+        _load_file(path, chips, models)
+    book = SpecBook(chips, models)
+    write_atomically(cached, pickle.dumps(book))
+    return book
 
 
 def load_specs(extra: Iterable[Path] = ()) -> SpecBook:
@@ -161,20 +192,25 @@ def _load_file(path: Path, chips: dict[str, Chip], models: dict[str, Model]) -> 
         return
     if not isinstance(data, LineMap) or not set(data) <= {"chips", "models"}:
         raise SpecError("top level must be a mapping with 'chips' and/or 'models'", file=name, line=1)
-    for section, target, build in (("chips", chips, _chip), ("models", models, _model)):
+    targets: tuple[tuple[str, dict[str, Any], Any], ...] = (
+        ("chips", chips, _chip),
+        ("models", models, _model),
+    )
+    for section, target, build in targets:
         if data.get(section) is None:
             continue
         entries = data[section]
         if not isinstance(entries, LineMap):
-            raise SpecError("must be a mapping of id -> entry", file=name, line=data.line_of(section),
-                            field=section)
+            raise SpecError(
+                "must be a mapping of id -> entry", file=name, line=data.line_of(section), field=section
+            )
         for entry_id, entry in entries.items():
             where = _Where(name, section, entry_id, entries.line_of(entry_id))
             if entry_id in target:
                 raise where.error("", f"duplicate id (already defined in {target[entry_id].file})")
             if not isinstance(entry, LineMap):
                 raise where.error("", "entry must be a mapping")
-            target[entry_id] = build(entry_id, entry, where)  # type: ignore[operator]
+            target[entry_id] = build(entry_id, entry, where)
 
 
 @dataclass(frozen=True)
@@ -200,8 +236,9 @@ def _text(entry: LineMap, key: str, where: _Where, *, required: bool = True) -> 
     return value
 
 
-def _sourced(entry: LineMap, key: str, unit: str, where: _Where, *, required: bool = True,
-             allow_null: bool = False) -> Sourced | None:
+def _sourced(
+    entry: LineMap, key: str, unit: str, where: _Where, *, required: bool = True, allow_null: bool = False
+) -> Sourced | None:
     if key not in entry:
         if required:
             raise where.error(key, "missing field")
@@ -236,10 +273,14 @@ def _chip(chip_id: str, entry: LineMap, where: _Where) -> Chip:
     peak: dict[str, Sourced] = {}
     for dtype in flops_map:
         if dtype not in COMPUTE_DTYPES:
-            raise where.error(f"peak_flops.{dtype}", f"unknown dtype; allowed: {', '.join(COMPUTE_DTYPES)}",
-                              flops_map.line_of(dtype))
-        sourced = _sourced(flops_map, dtype, "FLOP/s", _Where(where.file, where.section,
-                                                               f"{chip_id}.peak_flops", where.line))
+            raise where.error(
+                f"peak_flops.{dtype}",
+                f"unknown dtype; allowed: {', '.join(COMPUTE_DTYPES)}",
+                flops_map.line_of(dtype),
+            )
+        sourced = _sourced(
+            flops_map, dtype, "FLOP/s", _Where(where.file, where.section, f"{chip_id}.peak_flops", where.line)
+        )
         assert sourced is not None
         peak[dtype] = sourced
     memory = _sourced(entry, "memory", "byte", where)
@@ -248,12 +289,18 @@ def _chip(chip_id: str, entry: LineMap, where: _Where) -> Chip:
     _positive(memory, "memory", entry, where)
     _positive(bandwidth, "memory_bandwidth", entry, where)
     return Chip(
-        id=chip_id, name=_text(entry, "name", where), vendor=_text(entry, "vendor", where),
-        peak_flops=peak, memory=memory, memory_bandwidth=bandwidth,
+        id=chip_id,
+        name=_text(entry, "name", where),
+        vendor=_text(entry, "vendor", where),
+        peak_flops=peak,
+        memory=memory,
+        memory_bandwidth=bandwidth,
         link_bandwidth=_sourced(entry, "link_bandwidth", "byte/s", where, required=False, allow_null=True),
-        host_link_bandwidth=_sourced(entry, "host_link_bandwidth", "byte/s", where, required=False,
-                                     allow_null=True),
-        note=_text(entry, "note", where, required=False), file=where.file,
+        host_link_bandwidth=_sourced(
+            entry, "host_link_bandwidth", "byte/s", where, required=False, allow_null=True
+        ),
+        note=_text(entry, "note", where, required=False),
+        file=where.file,
     )
 
 
@@ -287,26 +334,47 @@ def _bool(entry: LineMap, key: str, where: _Where) -> bool:
 
 
 def _model(model_id: str, entry: LineMap, where: _Where) -> Model:
-    known = {*ARCH_FIELDS, *_OPTIONAL_INTS, "name", "source", "gated_mlp", "tied_embeddings", "dense_layers",
-             "dense_ffn", "attention_params_per_layer", "kv_elements_per_token_per_layer",
-             "published_params", "published_active_params", "note"}
+    known = {
+        *ARCH_FIELDS,
+        *_OPTIONAL_INTS,
+        "name",
+        "source",
+        "gated_mlp",
+        "tied_embeddings",
+        "dense_layers",
+        "dense_ffn",
+        "attention_params_per_layer",
+        "kv_elements_per_token_per_layer",
+        "published_params",
+        "published_active_params",
+        "note",
+    }
     for key in entry:
         if key not in known:
             raise where.error(key, f"unknown field; allowed: {', '.join(sorted(known))}", entry.line_of(key))
     ints: dict[str, Any] = {key: _int(entry, key, where) for key in ARCH_FIELDS}
     ints.update({key: _int(entry, key, where, default) for key, default in _OPTIONAL_INTS.items()})
     model = Model(
-        id=model_id, name=_text(entry, "name", where), source=_text(entry, "source", where), **ints,
-        gated_mlp=_bool(entry, "gated_mlp", where), tied_embeddings=_bool(entry, "tied_embeddings", where),
+        id=model_id,
+        name=_text(entry, "name", where),
+        source=_text(entry, "source", where),
+        **ints,
+        gated_mlp=_bool(entry, "gated_mlp", where),
+        tied_embeddings=_bool(entry, "tied_embeddings", where),
         dense_layers=_int(entry, "dense_layers", where, None) if "dense_layers" in entry else None,
         dense_ffn=_int(entry, "dense_ffn", where, None) if "dense_ffn" in entry else None,
-        attention_params_per_layer=_sourced(entry, "attention_params_per_layer", "parameter", where,
-                                            required=False),
-        kv_elements_per_token_per_layer=_sourced(entry, "kv_elements_per_token_per_layer", "1", where,
-                                                 required=False),
+        attention_params_per_layer=_sourced(
+            entry, "attention_params_per_layer", "parameter", where, required=False
+        ),
+        kv_elements_per_token_per_layer=_sourced(
+            entry, "kv_elements_per_token_per_layer", "1", where, required=False
+        ),
         published_params=_sourced(entry, "published_params", "parameter", where, required=False),
-        published_active_params=_sourced(entry, "published_active_params", "parameter", where, required=False),
-        note=_text(entry, "note", where, required=False), file=where.file,
+        published_active_params=_sourced(
+            entry, "published_active_params", "parameter", where, required=False
+        ),
+        note=_text(entry, "note", where, required=False),
+        file=where.file,
     )
     if model.experts_per_token > model.experts:
         raise where.error("experts_per_token", "must not exceed experts", entry.line_of("experts_per_token"))

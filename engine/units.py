@@ -54,18 +54,33 @@ pebi- = 2**50 = Pi-
 
 # Base units the JSON output and the engine use; every engine value is a float in these.
 BASE_UNITS: dict[str, str] = {
-    "FLOP": "FLOP", "byte": "byte", "s": "second", "FLOP/s": "FLOP/second", "byte/s": "byte/second",
-    "FLOP/byte": "FLOP/byte", "token": "token", "parameter": "parameter", "token/s": "token/second",
-    "byte/token": "byte/token", "byte/parameter": "byte/parameter", "1": "dimensionless",
+    "FLOP": "FLOP",
+    "byte": "byte",
+    "s": "second",
+    "FLOP/s": "FLOP/second",
+    "byte/s": "byte/second",
+    "FLOP/byte": "FLOP/byte",
+    "token": "token",
+    "parameter": "parameter",
+    "token/s": "token/second",
+    "byte/token": "byte/token",
+    "byte/parameter": "byte/parameter",
+    "1": "dimensionless",
 }
 
 # What a person is told to type when a dimension is wrong.
 DIMENSION_EXAMPLES: dict[str, str] = {
-    "s": "a time, e.g. 12 ms", "byte": "a size, e.g. 16 GB", "byte/s": "a bandwidth, e.g. 3.35 TB/s",
-    "FLOP": "a FLOP count, e.g. 1.2 TFLOP", "FLOP/s": "a compute rate, e.g. 989 TFLOP/s",
-    "FLOP/byte": "an arithmetic intensity, e.g. 295 FLOP/B", "token": "a token count, e.g. 4096",
-    "parameter": "a parameter count, e.g. 7e9", "token/s": "a throughput, e.g. 1200 token/s",
-    "byte/token": "bytes per token, e.g. 128 KiB", "1": "a plain number, e.g. 64",
+    "s": "a time, e.g. 12 ms",
+    "byte": "a size, e.g. 16 GB",
+    "byte/s": "a bandwidth, e.g. 3.35 TB/s",
+    "FLOP": "a FLOP count, e.g. 1.2 TFLOP",
+    "FLOP/s": "a compute rate, e.g. 989 TFLOP/s",
+    "FLOP/byte": "an arithmetic intensity, e.g. 295 FLOP/B",
+    "token": "a token count, e.g. 4096",
+    "parameter": "a parameter count, e.g. 7e9",
+    "token/s": "a throughput, e.g. 1200 token/s",
+    "byte/token": "bytes per token, e.g. 128 KiB",
+    "1": "a plain number, e.g. 64",
     "byte/parameter": "bytes per parameter, e.g. 2",
 }
 
@@ -75,7 +90,9 @@ def registry() -> pint.UnitRegistry:
     """The one registry of the domain, built from the definitions above (not pint's defaults)."""
     import pint
 
-    ureg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False, case_sensitive=True)
+    ureg: pint.UnitRegistry = pint.UnitRegistry(
+        None, autoconvert_offset_to_baseunit=False, case_sensitive=True
+    )
     for line in (_PREFIXES + _DEFINITIONS).strip().splitlines():
         ureg.define(line.strip())
     return ureg
@@ -136,7 +153,7 @@ def split_number(text: str, *, what: str = "value") -> tuple[float, str]:
     number = float(match.group(0).replace(",", ""))
     if not math.isfinite(number):
         raise UnitError(f"{what} {text.strip()!r} is not a finite number")
-    return number, stripped[match.end():].strip()
+    return number, stripped[match.end() :].strip()
 
 
 @cache
@@ -157,9 +174,17 @@ _SI_STEPS = [(1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3
 _COUNT_STEPS = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"), (1.0, "")]
 _COUNT_UNITS = {"parameter", "token", "token/s", "1"}
 _TIME_STEPS = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
-_DISPLAY_UNIT = {"FLOP/byte": "FLOP/B", "byte": "B", "byte/s": "B/s", "byte/token": "B/token",
-                 "byte/parameter": "B/param", "parameter": "params", "token": "tokens",
-                 "token/s": "tokens/s", "1": ""}
+_DISPLAY_UNIT = {
+    "FLOP/byte": "FLOP/B",
+    "byte": "B",
+    "byte/s": "B/s",
+    "byte/token": "B/token",
+    "byte/parameter": "B/param",
+    "parameter": "params",
+    "token": "tokens",
+    "token/s": "tokens/s",
+    "1": "",
+}
 
 
 def format_quantity(value: float, unit: str, *, digits: int = 3) -> str:
@@ -171,6 +196,8 @@ def format_quantity(value: float, unit: str, *, digits: int = 3) -> str:
             if abs(value) >= scale or name == "ns":
                 return f"{_sig(value / scale, digits)} {name}"
     shown = _DISPLAY_UNIT.get(unit, unit)
+    if unit in _COUNT_UNITS and float(value).is_integer() and abs(value) < 1e6:
+        return f"{int(value):,} {shown}".strip()  # exact: 4,096 not 4.1k
     if unit in ("FLOP/byte", "byte/parameter") or abs(value) < 1000:
         return f"{_sig(value, digits)} {shown}".strip()
     steps = _COUNT_STEPS if unit in _COUNT_UNITS else _SI_STEPS

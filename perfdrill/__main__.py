@@ -1,0 +1,3 @@
+from perfdrill.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,73 @@
+"""The engine stays headless, and an installed wheel (not only a checkout) finds its data."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_engine_never_imports_textual() -> None:
+    code = (
+        "import sys, engine.compiled, engine.specs, engine.explain, engine.scenario, engine.units; "
+        "engine.specs.load_specs(); "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'tui')]; "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_installed_wheel_finds_its_specs_and_questions(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(dist),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    wheel = next(dist.glob("perfdrill-*.whl"))
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    # PYTHONPATH precedes site-packages (and an editable install's .pth), so the wheel's copy wins.
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    probe = (
+        "import engine, engine.resources as r; print(engine.__file__); "
+        "print(r.data_dir('specs')); print(r.data_dir('questions'))"
+    )
+    lines = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=outside, env=env, check=True
+    ).stdout.splitlines()
+    assert lines == [
+        f"{site}/engine/__init__.py",
+        f"{site}/engine/_data/specs",
+        f"{site}/engine/_data/questions",
+    ]
+    calc = subprocess.run(
+        [sys.executable, "-m", "perfdrill", "calc", "roofline", "--chip", "l4", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=outside,
+        env=env,
+        check=True,
+    )
+    assert '"value": 403.33' in calc.stdout

@@ -1,0 +1,1 @@
+"""perfdrill's Textual practice app (a thin front end over `engine`)."""
