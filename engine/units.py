@@ -68,6 +68,9 @@ BASE_UNITS: dict[str, str] = {
     "1": "dimensionless",
 }
 
+# Per-count units whose denominator may be left implicit: "128 KiB" as bytes per token.
+_IMPLICIT_PER = {"byte/token": "byte", "byte/parameter": "byte"}
+
 # What a person is told to type when a dimension is wrong.
 DIMENSION_EXAMPLES: dict[str, str] = {
     "s": "a time, e.g. 12 ms",
@@ -135,6 +138,11 @@ def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
         return value
     target = registry().parse_units(BASE_UNITS.get(unit, unit))
     parsed = _parse_unit(unit_text, what=what)
+    if (
+        unit in _IMPLICIT_PER
+        and parsed.dimensionality == registry().parse_units(_IMPLICIT_PER[unit]).dimensionality
+    ):
+        target = registry().parse_units(_IMPLICIT_PER[unit])  # "512 KiB" for a per-token size
     if parsed.dimensionality != target.dimensionality:
         example = DIMENSION_EXAMPLES.get(unit, unit)
         raise UnitError(f"{what} {text.strip()!r} is not {example.split(',')[0]} ({example.split(', ')[-1]})")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from engine import scenario
@@ -13,6 +12,7 @@ from engine.errors import UsageError
 from engine.explain import derivation, display, label
 from engine.specs import COMPUTE_DTYPES, DTYPE_BYTES, load_specs
 from engine.units import parse_quantity
+from perfdrill.specs_command import add_specs_option
 
 # subcommand -> (workload, [(result name, quantity name)])
 _ROOFLINE = ["flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"]
@@ -141,14 +141,7 @@ def register(commands: Any) -> None:
         output = sub.add_argument_group("output")
         output.add_argument("--json", action="store_true", help="values in base units as JSON")
         output.add_argument("--explain", action="store_true", help="show each formula worked through")
-        output.add_argument(
-            "--specs",
-            type=Path,
-            action="append",
-            default=[],
-            metavar="DIR",
-            help="extra folder of chip/model YAML",
-        )
+        add_specs_option(output)
         sub.set_defaults(handler=run, calc_name=name)
 
 

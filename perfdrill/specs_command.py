@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.specs import SpecBook, load_specs
+from engine.specs import Sourced, SpecBook, load_specs
 from engine.units import format_quantity
 
 
@@ -15,6 +15,11 @@ def register(commands: Any) -> None:
     parser = commands.add_parser("specs", help="list known chips and models")
     parser.add_argument("kind", nargs="?", choices=("chips", "models"), help="only chips or only models")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_specs_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_specs_option(parser: Any) -> None:
     parser.add_argument(
         "--specs",
         type=Path,
@@ -23,7 +28,12 @@ def register(commands: Any) -> None:
         metavar="DIR",
         help="extra folder of chip/model YAML",
     )
-    parser.set_defaults(handler=run)
+
+
+def _sourced(value: Sourced | None, unit: str, **extra: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {"value": value.value, "unit": unit, "as_written": value.shown, **extra, "source": value.source}
 
 
 def as_json(book: SpecBook, kind: str | None) -> dict[str, Any]:
@@ -33,37 +43,11 @@ def as_json(book: SpecBook, kind: str | None) -> dict[str, Any]:
             c.id: {
                 "name": c.name,
                 "vendor": c.vendor,
-                "peak_flops": {
-                    d: {"value": s.value, "unit": "FLOP/s", "source": s.source}
-                    for d, s in c.peak_flops.items()
-                },
-                "memory": {
-                    "value": c.memory.value,
-                    "unit": "byte",
-                    "as_written": c.memory.shown,
-                    "source": c.memory.source,
-                },
-                "memory_bandwidth": {
-                    "value": c.memory_bandwidth.value,
-                    "unit": "byte/s",
-                    "source": c.memory_bandwidth.source,
-                },
-                "link_bandwidth": None
-                if c.link_bandwidth is None
-                else {
-                    "value": c.link_bandwidth.value,
-                    "unit": "byte/s",
-                    "direction": "one-way",
-                    "source": c.link_bandwidth.source,
-                },
-                "host_link_bandwidth": None
-                if c.host_link_bandwidth is None
-                else {
-                    "value": c.host_link_bandwidth.value,
-                    "unit": "byte/s",
-                    "direction": "one-way",
-                    "source": c.host_link_bandwidth.source,
-                },
+                "peak_flops": {d: _sourced(s, "FLOP/s") for d, s in c.peak_flops.items()},
+                "memory": _sourced(c.memory, "byte"),
+                "memory_bandwidth": _sourced(c.memory_bandwidth, "byte/s"),
+                "link_bandwidth": _sourced(c.link_bandwidth, "byte/s", direction="one-way"),
+                "host_link_bandwidth": _sourced(c.host_link_bandwidth, "byte/s", direction="one-way"),
             }
             for c in book.chips.values()
         }

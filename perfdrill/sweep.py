@@ -51,11 +51,13 @@ def run_sweep(args: argparse.Namespace, workload: str, inputs: dict[str, Any], e
     from rich.table import Table
 
     table = Table(title="decode sweep", header_style="bold")
-    for column in ("batch", *SWEEP_COLUMNS):
+    for column in ("batch", "compute", "memory", "runtime", "bound", "needs", "fits", "tokens/s"):
         table.add_column(column, justify="right")
     for row in rows:
         style = "bold green" if row["batch"] == best else None
-        table.add_row(str(row["batch"]), *[display(workload, c, row[c]) for c in SWEEP_COLUMNS], style=style)
+        cells = [display(workload, c, row[c]) for c in SWEEP_COLUMNS]
+        cells[-1] = cells[-1].replace(" tokens/s", "")
+        table.add_row(str(row["batch"]), *cells, style=style)
     console = Console(highlight=False)
     console.print(table)
     case = display(workload, "optimal_is_knee", knee["optimal_is_knee"])

@@ -64,8 +64,7 @@ def test_explicit_values_override_the_chip(run_cli) -> None:
 
 
 def test_chips_multiply_rates_and_capacity(run_cli) -> None:
-    one = _json(
-        run_cli,
+    args = [
         "calc",
         "decode",
         "--chip",
@@ -76,22 +75,9 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
         "8",
         "--context",
         "2048",
-    )["results"]
-    eight = _json(
-        run_cli,
-        "calc",
-        "decode",
-        "--chip",
-        "h100-sxm",
-        "--model",
-        "llama-3.1-70b",
-        "--batch",
-        "8",
-        "--context",
-        "2048",
-        "--chips",
-        "8",
-    )["results"]
+    ]
+    one = _json(run_cli, *args)["results"]
+    eight = _json(run_cli, *args, "--chips", "8")["results"]
     assert one["fits"]["value"] is False  # 141 GB of bf16 weights on one 80 GB H100
     assert eight["fits"]["value"] is True
     assert eight["memory_time"]["value"] == pytest.approx(one["memory_time"]["value"] / 8)

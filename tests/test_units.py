@@ -22,7 +22,9 @@ from engine.units import format_quantity, parse_quantity, registry
         ("3200 us", "s", 3.2e-3),
         ("3200 µs", "s", 3.2e-3),
         ("16,800", "1", 16800),
-        ("200 Gb/s", "byte/s", 25e9),  # InfiniBand HDR: bits, 8 per byte
+        ("200 Gb/s", "byte/s", 25e9),
+        ("512 KiB", "byte/token", 512 * 1024),  # the per-token denominator may be left implicit
+        ("128 KiB/token", "byte/token", 128 * 1024),  # InfiniBand HDR: bits, 8 per byte
         ("242.5 TOPS", "FLOP/s", 242.5e12),
     ],
 )
