@@ -14,9 +14,9 @@ import time
 import numpy as np
 
 from engine.compiled import compiled_module, evaluate
-from engine.formulas import WORKLOADS
 from engine.scenario import hardware, model_inputs
 from engine.specs import load_specs
+from engine.workloads import WORKLOADS
 
 RESULTS = [
     "flops",

@@ -34,7 +34,7 @@ class QuantityInfo:
 
 def _cache_key() -> str:
     digest = hashlib.sha256()
-    for name in ("formulas.py", "compiler.py"):
+    for name in ("formulas.py", "workloads.py", "compiler.py"):
         digest.update((_ENGINE_DIR / name).read_bytes())
     return digest.hexdigest()[:16]
 

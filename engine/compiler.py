@@ -11,7 +11,8 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from engine.formulas import INPUTS, WORKLOADS, Formula
+from engine.formulas import INPUTS, Formula
+from engine.workloads import WORKLOADS
 
 
 class _ArrayPrinter(NumPyPrinter):

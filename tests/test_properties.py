@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.compiled import evaluate
-from engine.formulas import WORKLOADS
 from engine.scenario import hardware, model_inputs
 from engine.specs import load_specs
+from engine.workloads import WORKLOADS
 
 BOOK = load_specs()
 chips = st.sampled_from(sorted(c for c in BOOK.chips if "bf16" in BOOK.chips[c].peak_flops))
