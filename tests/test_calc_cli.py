@@ -21,6 +21,9 @@ DECODE = [
 ]
 
 
+PREFILL = ["calc", "prefill", "--chip", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "1"]
+
+
 def _json(run_cli, *args: str) -> dict:
     code, out, err = run_cli(*args, "--json")
     assert code == 0, err
@@ -98,21 +101,7 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
             ["calc", "model", "--model", "mixtral-8x7b"],
             {"params", "active_params", "weight_bytes", "kv_bytes_per_token"},
         ),
-        (
-            [
-                "calc",
-                "prefill",
-                "--chip",
-                "h100-sxm",
-                "--model",
-                "llama-3.1-8b",
-                "--batch",
-                "1",
-                "--prompt",
-                "2048",
-            ],
-            {"flops", "compute_time", "memory_time", "time", "bound"},
-        ),
+        ([*PREFILL, "--prompt", "2048"], {"flops", "compute_time", "memory_time", "time", "bound"}),
         (
             [
                 "calc",
@@ -157,31 +146,21 @@ def test_matmul_weight_dtype_changes_only_weight_bytes(run_cli) -> None:
 
 
 def test_prefill_is_compute_bound_and_decode_memory_bound(run_cli) -> None:
-    prefill = _json(
-        run_cli,
-        "calc",
-        "prefill",
-        "--chip",
-        "h100-sxm",
-        "--model",
-        "llama-3.1-8b",
-        "--batch",
-        "1",
-        "--prompt",
-        "4096",
-    )["results"]
+    prefill = _json(run_cli, *PREFILL, "--prompt", "4096")["results"]
     decode = _json(
         run_cli,
-        "calc",
-        "decode",
-        "--chip",
-        "h100-sxm",
-        "--model",
-        "llama-3.1-8b",
-        "--batch",
-        "1",
-        "--context",
-        "4096",
+        *[
+            "calc",
+            "decode",
+            "--chip",
+            "h100-sxm",
+            "--model",
+            "llama-3.1-8b",
+            "--batch",
+            "1",
+            "--context",
+            "4096",
+        ],
     )["results"]
     assert prefill["bound"]["value"] == "compute" and decode["bound"]["value"] == "memory"
 
