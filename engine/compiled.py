@@ -66,14 +66,6 @@ def info(workload: str, name: str) -> QuantityInfo:
     raise UsageError(f"unknown quantity {name!r} in workload {workload!r}")
 
 
-def workload_names() -> list[str]:
-    return list(compiled_module().TABLE)
-
-
-def quantity_names(workload: str) -> list[str]:
-    return list(compiled_module().TABLE[workload])
-
-
 def evaluate(
     workload: str, inputs: Mapping[str, Any], wanted: list[str], *, vector: bool = False
 ) -> dict[str, Any]:

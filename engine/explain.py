@@ -38,11 +38,12 @@ def _operand(workload: str, name: str, value: Any) -> str:
 
 def step(workload: str, name: str, values: Mapping[str, Any]) -> Step:
     meta = info(workload, name)
-    substituted = meta.template
-    for arg in meta.args:
-        substituted = substituted.replace("{" + arg + "}", _operand(workload, arg, values[arg]))
     if meta.labels is not None:  # a piecewise rule reads better with the compared values shown
         substituted = ", ".join(f"{arg} = {display(workload, arg, values[arg])}" for arg in meta.args)
+    else:
+        substituted = meta.template
+        for arg in meta.args:
+            substituted = substituted.replace("{" + arg + "}", _operand(workload, arg, values[arg]))
     return Step(
         name, f"{name} = {meta.formula}", substituted, display(workload, name, values[name]), meta.doc
     )

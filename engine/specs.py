@@ -101,10 +101,6 @@ class Model:
     def is_moe(self) -> bool:
         return self.experts > 1
 
-    @property
-    def is_gqa(self) -> bool:
-        return self.kv_heads < self.heads
-
     def formula_inputs(self) -> dict[str, float]:
         """The architecture as values of engine/formulas.py's input symbols (and overrides)."""
         values: dict[str, float] = {name: float(getattr(self, name)) for name in ARCH_FIELDS}

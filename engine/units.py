@@ -119,11 +119,6 @@ _ALIASES = [
 _UNIT_TEXT = re.compile(r"^[A-Za-zµμ%/*^·0-9 ().-]*$")
 
 
-def dimension_of(unit: str) -> str:
-    """Pint's dimensionality of a unit expression such as "byte/s", as text."""
-    return str(registry().parse_units(BASE_UNITS.get(unit, unit)).dimensionality)
-
-
 def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
     """Read `text` as a quantity of `unit`'s dimension and return it in `unit`.
 

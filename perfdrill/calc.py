@@ -44,7 +44,6 @@ RESULTS: dict[str, list[tuple[str, str]]] = {
         ("bound", "bound"),
     ],
     "train": [(n, n) for n in ("flops", "time", "memory_required", "min_chips")],
-    "collective": [("time", "time")],
 }
 SWEEP_COLUMNS = [
     "compute_time",
@@ -205,7 +204,6 @@ def gather_inputs(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[s
         value = _quantity(args.collective_bytes, "byte", "--bytes")
         link = _quantity(args.link_bandwidth, "byte/s", "--link-bandwidth")
         inputs = {"collective_bytes": value, "participants": float(args.participants), "link_bandwidth": link}
-        inputs["time"] = None  # chosen below, from the op
         echo = {"op": args.op, "bytes": value, "participants": args.participants, "link_bandwidth": link}
         return "collective", inputs, echo
     book = load_specs(args.specs)
@@ -305,11 +303,10 @@ def run(args: argparse.Namespace) -> int:
         from perfdrill.sweep import run_sweep
 
         return run_sweep(args, workload, inputs, echo)
-    pairs = list(RESULTS[args.calc_name])
-    if args.calc_name == "collective":
-        quantity = "all_reduce_time" if args.op == "all-reduce" else "ring_pass_time"
-        del inputs["time"]
-        pairs = [("time", quantity)]
+    if args.calc_name == "collective":  # the op picks the formula behind `time`
+        pairs = [("time", "all_reduce_time" if args.op == "all-reduce" else "ring_pass_time")]
+    else:
+        pairs = list(RESULTS[args.calc_name])
     if getattr(args, "no_overlap", False):
         pairs = [(r, "runtime_no_overlap" if q == "runtime" else q) for r, q in pairs]
     given = set(inputs)

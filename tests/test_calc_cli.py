@@ -7,18 +7,8 @@ from pathlib import Path
 
 import pytest
 
-DECODE = [
-    "calc",
-    "decode",
-    "--chip",
-    "h100-sxm",
-    "--model",
-    "llama-3.1-8b",
-    "--batch",
-    "64",
-    "--context",
-    "4096",
-]
+DECODE_8B = ["calc", "decode", "--chip", "h100-sxm", "--model", "llama-3.1-8b"]
+DECODE = [*DECODE_8B, "--batch", "64", "--context", "4096"]
 
 
 PREFILL = ["calc", "prefill", "--chip", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "1"]
@@ -147,21 +137,7 @@ def test_matmul_weight_dtype_changes_only_weight_bytes(run_cli) -> None:
 
 def test_prefill_is_compute_bound_and_decode_memory_bound(run_cli) -> None:
     prefill = _json(run_cli, *PREFILL, "--prompt", "4096")["results"]
-    decode = _json(
-        run_cli,
-        *[
-            "calc",
-            "decode",
-            "--chip",
-            "h100-sxm",
-            "--model",
-            "llama-3.1-8b",
-            "--batch",
-            "1",
-            "--context",
-            "4096",
-        ],
-    )["results"]
+    decode = _json(run_cli, *DECODE_8B, "--batch", "1", "--context", "4096")["results"]
     assert prefill["bound"]["value"] == "compute" and decode["bound"]["value"] == "memory"
 
 
@@ -214,33 +190,11 @@ def test_explain_shows_formula_substitution_and_result(run_cli) -> None:
             "unknown model 'llama-9'",
         ),
         (
-            [
-                "calc",
-                "decode",
-                "--chip",
-                "h100-sxm",
-                "--model",
-                "llama-3.1-8b",
-                "--batch",
-                "-4",
-                "--context",
-                "1",
-            ],
+            [*DECODE_8B, "--batch", "-4", "--context", "1"],
             "must be a positive whole number",
         ),
         (
-            [
-                "calc",
-                "decode",
-                "--chip",
-                "h100-sxm",
-                "--model",
-                "llama-3.1-8b",
-                "--batch",
-                "0",
-                "--context",
-                "1",
-            ],
+            [*DECODE_8B, "--batch", "0", "--context", "1"],
             "must be a positive whole number",
         ),
         (
