@@ -19,6 +19,8 @@ from engine.errors import UsageError
 from engine.resources import cache_dir, write_atomically
 
 _ENGINE_DIR = Path(__file__).resolve().parent
+# Every file the compiled module is generated from; a change to any of them retires the cache.
+FORMULA_SOURCES = ("formulas.py", "workloads.py", "runtime_models.py", "memory_models.py", "compiler.py")
 
 
 @dataclass(frozen=True)
@@ -29,12 +31,12 @@ class QuantityInfo:
     formula: str  # e.g. "flops/system_flops"
     template: str  # e.g. "{flops}/{system_flops}"
     args: tuple[str, ...]
-    labels: tuple[str, str] | None
+    labels: tuple[str, ...] | None
 
 
 def _cache_key() -> str:
     digest = hashlib.sha256()
-    for name in ("formulas.py", "workloads.py", "compiler.py"):
+    for name in FORMULA_SOURCES:
         digest.update((_ENGINE_DIR / name).read_bytes())
     return digest.hexdigest()[:16]
 

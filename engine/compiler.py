@@ -58,7 +58,7 @@ def generate_source(vector: bool) -> str:
         "",
     ]
     table: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {}
-    meta: dict[str, tuple[str, str, str, str, tuple[str, str] | None]] = {}
+    meta: dict[str, tuple[str, str, str, str, tuple[str, ...] | None]] = {}
     for workload, build in WORKLOADS.items():
         table[workload] = {}
         for formula in build():

@@ -58,6 +58,13 @@ INPUTS: dict[str, tuple[str, str]] = {
     "participants": ("1", "chips in the collective"),
     "collective_bytes": ("byte", "size of the buffer being reduced or gathered"),
     "training_bytes_per_param": ("byte/parameter", "training-state bytes per parameter"),
+    "host_link_bandwidth": ("byte/s", "one-way host-to-chip (PCIe) bandwidth"),
+    "launch_overhead": ("s", "CPU time to dispatch one kernel from eager PyTorch"),
+    "loop_iterations": ("1", "iterations of a Python loop that launches kernels"),
+    "measured_runtime": ("s", "the runtime someone measured"),
+    "fp32_peak_flops": ("FLOP/s", "peak FLOP/s of one chip on the fp32 (non-tensor-core) path"),
+    "sequence": ("token", "tokens per sequence"),
+    "node_chips": ("1", "chips in one node, joined by the fast link"),
 }
 SYM = {name: _s(name) for name in INPUTS}
 
@@ -68,7 +75,7 @@ class Formula:
     expr: sympy.Expr
     unit: str
     doc: str
-    labels: tuple[str, str] | None = None  # (label for 0, label for 1) of a yes/no formula
+    labels: tuple[str, ...] | None = None  # label of value 0, 1, ... of a categorical formula
     shown: str | None = None  # how a piecewise formula reads, since sympy's printing of one is noise
 
 

@@ -28,6 +28,8 @@ class Hardware:
     link_bandwidth: float | None
     chips: int = 1
     mfu: float = 1.0
+    host_link_bandwidth: float | None = None
+    fp32_peak_flops: float | None = None
 
     def inputs(self) -> dict[str, float]:
         values = {
@@ -38,8 +40,9 @@ class Hardware:
         }
         if self.memory_capacity is not None:
             values["memory_capacity"] = self.memory_capacity
-        if self.link_bandwidth is not None:
-            values["link_bandwidth"] = self.link_bandwidth
+        for name in ("link_bandwidth", "host_link_bandwidth", "fp32_peak_flops"):
+            if getattr(self, name) is not None:
+                values[name] = getattr(self, name)
         return values
 
 
@@ -76,7 +79,18 @@ def hardware(
     for name, value in (("--flops", flops), ("--bandwidth", bandwidth), ("--memory", memory)):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive")
-    return Hardware(flops, bandwidth, memory, link_bandwidth, chips, mfu)
+    host_link = chip.host_link_bandwidth if chip is not None else None
+    fp32 = chip.peak_flops.get("fp32") if chip is not None else None
+    return Hardware(
+        flops,
+        bandwidth,
+        memory,
+        link_bandwidth,
+        chips,
+        mfu,
+        host_link.value if host_link is not None else None,
+        fp32.value if fp32 is not None else None,
+    )
 
 
 def dtype_bytes(dtype: str, option: str) -> float:

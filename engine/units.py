@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import UnitError
 
@@ -34,6 +34,10 @@ FLOPS = FLOP / second
 OPS = FLOP / second
 TOPS = 1e12 * FLOP / second
 percent = 0.01 = %
+thousand = 1e3
+million = 1e6
+billion = 1e9
+trillion = 1e12
 """
 _PREFIXES = """
 nano- = 1e-9 = n-
@@ -68,8 +72,8 @@ BASE_UNITS: dict[str, str] = {
     "1": "dimensionless",
 }
 
-# Per-count units whose denominator may be left implicit: "128 KiB" as bytes per token.
-_IMPLICIT_PER = {"byte/token": "byte", "byte/parameter": "byte"}
+# Denominators a per-count size may leave implicit: "128 KiB" as bytes per token.
+_IMPLICIT_PER = ("token", "parameter")
 
 # What a person is told to type when a dimension is wrong.
 DIMENSION_EXAMPLES: dict[str, str] = {
@@ -115,6 +119,10 @@ _ALIASES = [
     (re.compile(r"(?<![A-Za-z])(?:ms|msec)\b"), "ms"),
     (re.compile(r"(?<![A-Za-z])(?:us|usec)\b"), "µs"),
     (re.compile(r"\bper\b"), "/"),
+    (re.compile(r"(?<![A-Za-z])[kK]\s*(?=(?:params?|parameters?|tokens?)\b)"), "thousand "),
+    (re.compile(r"(?<![A-Za-z])M\s*(?=(?:params?|parameters?|tokens?)\b)"), "million "),
+    (re.compile(r"(?<![A-Za-z])B\s*(?=(?:params?|parameters?|tokens?)\b)"), "billion "),
+    (re.compile(r"(?<![A-Za-z])T\s*(?=(?:params?|parameters?|tokens?)\b)"), "trillion "),
 ]
 _UNIT_TEXT = re.compile(r"^[A-Za-zµμ%/*^·0-9 ().-]*$")
 
@@ -131,18 +139,43 @@ def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
     value, unit_text = split_number(text, what=what)
     if not unit_text:
         return value
-    target = registry().parse_units(BASE_UNITS.get(unit, unit))
-    parsed = _parse_unit(unit_text, what=what)
-    if (
-        unit in _IMPLICIT_PER
-        and parsed.dimensionality == registry().parse_units(_IMPLICIT_PER[unit]).dimensionality
-    ):
-        target = registry().parse_units(_IMPLICIT_PER[unit])  # "512 KiB" for a per-token size
+    target = parse_unit(BASE_UNITS.get(unit, unit), what="unit")
+    count_unit = _COUNT_UNITS_BY_DIMENSION().get(target.dimensionality)
+    if count_unit is not None and unit_text in _COUNT_SUFFIXES:  # "46.7B" parameters: billions, not bytes
+        unit_text = _COUNT_SUFFIXES[unit_text]
+    parsed = parse_unit(unit_text, what=what)
+    if count_unit is not None and parsed.dimensionless:
+        parsed = parsed * count_unit  # "46.7 billion" of a count is 46.7e9 of it
     if parsed.dimensionality != target.dimensionality:
-        example = DIMENSION_EXAMPLES.get(unit, unit)
-        raise UnitError(f"{what} {text.strip()!r} is not {example.split(',')[0]} ({example.split(', ')[-1]})")
+        for per in _IMPLICIT_PER:  # "512 KiB" for a per-token size
+            if (parsed / registry().parse_units(per)).dimensionality == target.dimensionality:
+                parsed = parsed / registry().parse_units(per)
+                break
+        else:
+            base = base_unit_key(target)
+            example = DIMENSION_EXAMPLES.get(base or "", unit)
+            raise UnitError(
+                f"{what} {text.strip()!r} is not {example.split(',')[0]} ({example.split(', ')[-1]})"
+            )
     factor = (1 * parsed).to(target).magnitude
     return float(value * factor)
+
+
+_COUNT_SUFFIXES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billion", "T": "trillion"}
+
+
+@cache
+def _COUNT_UNITS_BY_DIMENSION() -> dict[Any, Any]:
+    units = (registry().parse_units(name) for name in ("parameter", "token"))
+    return {unit.dimensionality: unit for unit in units}
+
+
+def base_unit_key(unit: pint.Unit) -> str | None:
+    """The key of BASE_UNITS with the same dimension as `unit`, if any ("ms" -> "s")."""
+    for key, name in BASE_UNITS.items():
+        if registry().parse_units(name).dimensionality == unit.dimensionality:
+            return key
+    return None
 
 
 def split_number(text: str, *, what: str = "value") -> tuple[float, str]:
@@ -160,7 +193,8 @@ def split_number(text: str, *, what: str = "value") -> tuple[float, str]:
 
 
 @cache
-def _parse_unit(unit_text: str, *, what: str) -> pint.Unit:
+def parse_unit(unit_text: str, *, what: str = "unit") -> pint.Unit:
+    """A unit as people write it ("TFLOPS", "us", "GB/s") in the domain registry."""
     cleaned = unit_text.replace("·", "*").replace("^", "**")
     for pattern, replacement in _ALIASES:
         cleaned = pattern.sub(replacement, cleaned)
@@ -201,6 +235,8 @@ def format_quantity(value: float, unit: str, *, digits: int = 3) -> str:
     shown = _DISPLAY_UNIT.get(unit, unit)
     if unit in _COUNT_UNITS and float(value).is_integer() and abs(value) < 1e6:
         return f"{int(value):,} {shown}".strip()  # exact: 4,096 not 4.1k
+    if unit in ("FLOP/byte", "byte/parameter") and abs(value) >= 1000:
+        return f"{value:,.0f} {shown}"
     if unit in ("FLOP/byte", "byte/parameter") or abs(value) < 1000:
         return f"{_sig(value, digits)} {shown}".strip()
     steps = _COUNT_STEPS if unit in _COUNT_UNITS else _SI_STEPS

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from sympy import Max, Piecewise, ceiling, floor
 
 from engine.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
+from engine.memory_models import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
+from engine.runtime_models import FP32_MATMUL, HOST_COPY, OVERHEAD, PYTHON_LOOP, VERDICT
 
 MATMUL = [
     define("flops", 2 * SYM["m"] * SYM["k"] * SYM["n"], "FLOP", "one multiply and one add per (m, k, n)"),
@@ -188,8 +190,11 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
     ]
 
 
-def prefill(attention: bool = False) -> list[Formula]:
-    """Processing each prompt in one pass and writing its KV cache."""
+def prefill(attention: bool = False, prefix: str = "") -> list[Formula]:
+    """Processing each prompt in one pass and writing its KV cache.
+
+    With a prefix ("prefill_") its flops, bytes and roofline can sit beside a decode step's.
+    """
     return [
         define(
             "prompt_attention_flops",
@@ -203,14 +208,16 @@ def prefill(attention: bool = False) -> list[Formula]:
             "FLOP",
             "2 FLOP per active parameter per prompt token" + (" plus attention" if attention else ""),
         ),
-        define("flops", SYM["batch"] * q("prompt_flops"), "FLOP", "every prompt token of every sequence"),
         define(
-            "bytes",
+            prefix + "flops", SYM["batch"] * q("prompt_flops"), "FLOP", "every prompt token of every sequence"
+        ),
+        define(
+            prefix + "bytes",
             q("weight_bytes") + SYM["batch"] * SYM["prompt"] * q("kv_bytes_per_token"),
             "byte",
             "weights read once, KV cache written once",
         ),
-        *roofline(),
+        *roofline(prefix),
     ]
 
 
@@ -243,16 +250,52 @@ COLLECTIVE = [
     define("all_reduce_time", 2 * q("ring_pass_time"), "s", "a reduce-scatter followed by an all-gather"),
 ]
 
+GRADIENT_SYNC = [
+    define(
+        "collective_bytes",
+        q("params") * SYM["weight_bytes_per_param"],
+        "byte",
+        "data parallel: one gradient per parameter, in the weights' dtype",
+    ),
+]
+
+TENSOR_PARALLEL_SYNC = [
+    define(
+        "collective_bytes",
+        SYM["batch"] * SYM["sequence"] * SYM["d_model"] * SYM["activation_bytes"],
+        "byte",
+        "tensor parallel: one layer's output activations, batch x sequence x d_model",
+    ),
+    define(
+        "tp_forward_comm_time",
+        2 * SYM["layers"] * q("all_reduce_time"),
+        "s",
+        "Megatron-style TP all-reduces twice per layer (attention and MLP) in the forward pass",
+    ),
+]
+
 WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "model": lambda: MODEL,
     "roofline": lambda: SYSTEM,
-    "matmul": lambda: [*SYSTEM, *MATMUL, *roofline()],
-    "elementwise": lambda: [*SYSTEM, *ELEMENTWISE, *roofline()],
-    "decode": lambda: [*MODEL, *SYSTEM, *decode()],
+    "matmul": lambda: [*SYSTEM, *MATMUL, *roofline(), *FP32_MATMUL, *VERDICT],
+    "elementwise": lambda: [
+        *SYSTEM,
+        *ELEMENTWISE,
+        *roofline(),
+        *OVERHEAD,
+        *HOST_COPY,
+        *PYTHON_LOOP,
+        *VERDICT,
+    ],
+    "decode": lambda: [*MODEL, *SYSTEM, *decode(), *VERDICT],
+    "serving": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_")],
     "decode_attention": lambda: [*MODEL, *SYSTEM, *decode(attention=True)],
     "decode_per_op": lambda: [*MODEL, *SYSTEM, *decode(per_op=True)],
     "prefill": lambda: [*MODEL, *SYSTEM, *prefill()],
     "prefill_attention": lambda: [*MODEL, *SYSTEM, *prefill(attention=True)],
-    "train": lambda: [*MODEL, *SYSTEM, *TRAIN],
+    "train": lambda: [*MODEL, *SYSTEM, *TRAIN, *ACTIVATIONS, *PARALLELISM],
     "collective": lambda: COLLECTIVE,
+    "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *COLLECTIVE],
+    "tensor_parallel_sync": lambda: [*TENSOR_PARALLEL_SYNC, *COLLECTIVE],
+    "attention": lambda: [*SYSTEM, *ATTENTION_MEMORY],
 }

@@ -1,0 +1,247 @@
+"""Turn (template, seed) into a Problem: rendered prompt, answers, mistake values, explanation."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.answer_units import answer_factor
+from engine.compiled import compiled_module, info
+from engine.errors import PerfdrillError, TemplateError, UsageError
+from engine.explain import Step, derivation, display
+from engine.insight import insights
+from engine.mistakes import ANSWER, CATALOGUE
+from engine.prompts import context, render
+from engine.specs import SpecBook
+from engine.templates import Part, Template
+from engine.units import format_quantity
+from engine.variants import MAX_DRAWS, Variant, draw, rng_for, round_sig, scenario_inputs
+
+
+@dataclass(frozen=True)
+class ProblemPart:
+    name: str
+    kind: str
+    prompt: str
+    unit: str  # numeric: the unit answers are read and shown in
+    choices: tuple[str, ...]
+    value: float | None  # numeric answer in `unit`
+    correct: tuple[str, ...]  # choice or multi-select answer labels
+    tolerance: tuple[str, float]
+    mistakes: tuple[tuple[str, float], ...]  # (mistake id, its value in `unit`)
+
+    @property
+    def shown_answer(self) -> str:
+        if self.value is not None:
+            return show_number(self.value, self.unit)
+        return ", ".join(self.correct) if self.correct else "none of them"
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str  # empty for the variant itself, else the scenario it works through
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Problem:
+    template: Template
+    seed: int
+    prompt: str
+    parts: tuple[ProblemPart, ...]
+    hints: tuple[str, ...]
+    sections: tuple[Section, ...]
+    insights: tuple[str, ...]
+    chips: tuple[str, ...]  # ids of the chips and models the prompt uses, for spec tables
+    models: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.template.id
+
+    def part(self, name: str) -> ProblemPart:
+        for part in self.parts:
+            if part.name == name:
+                return part
+        raise UsageError(
+            f"question {self.id!r} has no part {name!r}; parts: {', '.join(p.name for p in self.parts)}"
+        )
+
+
+_COUNT_PART_UNITS = {"params": "parameter", "parameter": "parameter", "tokens": "token", "token": "token"}
+
+
+def show_number(value: float, unit: str) -> str:
+    """An answer in its part's unit, with enough digits to grade correct when typed back."""
+    if unit in _COUNT_PART_UNITS:
+        return format_quantity(value, _COUNT_PART_UNITS[unit], digits=4)
+    text = f"{value:,.0f}" if float(value).is_integer() and abs(value) < 1e7 else f"{value:.4g}"
+    return text if unit in ("1", "") else f"{text} {unit}"
+
+
+def variant_seed(set_seed: int, index: int) -> int:
+    """The seed of problem `index` of a set: spread out, but short enough to type back."""
+    digest = hashlib.sha256(f"set#{set_seed}#{index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % 1_000_000
+
+
+def _located(template: Template, field: str, line: int | None, exc: Exception) -> TemplateError:
+    message = exc.message if isinstance(exc, PerfdrillError) else f"{type(exc).__name__}: {exc}"
+    return TemplateError(message, file=template.file, line=line, field=field)
+
+
+def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
+    """Parameters for `seed` that meet every constraint, by bounded rejection sampling."""
+    rng = rng_for(template.id, seed)
+    failures: Counter[int] = Counter()
+    for _ in range(MAX_DRAWS):
+        params = {parameter.name: draw(parameter, rng, specs, template) for parameter in template.parameters}
+        inputs = scenario_inputs(template, params, specs)
+        variant = Variant(template, params, inputs)
+        for derived in template.derived:
+            try:
+                inputs[derived.name] = round_sig(float(variant.evaluate(derived.value)), derived.sig_figs)
+            except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
+                raise _located(template, f"derived.{derived.name}", derived.line, exc) from None
+            variant = Variant(template, params, inputs)
+        failed = None
+        for index, (constraint, line) in enumerate(template.constraints):
+            try:
+                met = bool(variant.evaluate(constraint))
+            except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
+                raise _located(template, f"constraints[{index}]", line, exc) from None
+            if not met:
+                failed = index
+                break
+        if failed is None:
+            return variant
+        failures[failed] += 1
+    index = failures.most_common(1)[0][0]
+    constraint, line = template.constraints[index]
+    raise TemplateError(
+        f"constraint {constraint.text!r} could not be met in {MAX_DRAWS} draws",
+        file=template.file,
+        line=line,
+        field=f"constraints[{index}]",
+    )
+
+
+def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
+    variant = draw_variant(template, seed, specs)
+    units = {d.name: d.unit for d in template.derived if d.unit}
+    text_context = context(
+        variant.params, variant.inputs, lambda n: variant.lookup(n, None), template.workload, units
+    )
+    prompt = render(template.prompt, text_context, file=str(template.folder / "prompt.md.j2"), field="prompt")
+    parts = tuple(_part(template, part, variant, text_context) for part in template.parts)
+    hints = tuple(
+        render(hint, text_context, file=template.file, field=f"hints[{i}]", line=template.line_of("hints"))
+        for i, hint in enumerate(template.hints)
+    )
+    sentences = insights(template.workload, variant.values(None), lambda name: variant.lookup(name, None))
+    if template.insight:
+        sentences.append(render(template.insight, text_context, file=template.file, field="insight"))
+    chips = tuple(p.name for p in template.parameters if p.kind == "chip")
+    models = tuple(p.name for p in template.parameters if p.kind == "model")
+    return Problem(
+        template=template,
+        seed=seed,
+        prompt=prompt,
+        parts=parts,
+        hints=hints,
+        sections=_sections(template, variant),
+        insights=tuple(sentences),
+        chips=tuple(variant.params[name].id for name in chips),
+        models=tuple(variant.params[name].id for name in models),
+    )
+
+
+def _part(template: Template, part: Part, variant: Variant, text_context: Mapping[str, Any]) -> ProblemPart:
+    field = f"parts.{part.name}"
+    try:
+        prompt = render(
+            part.prompt, text_context, file=template.file, field=f"{field}.prompt", line=part.line
+        )
+        if part.kind == "numeric":
+            assert part.answer is not None
+            factor = answer_factor(template, part)
+            value = float(variant.evaluate(part.answer)) * factor
+            mistakes = tuple((m, _mistake_value(variant, part, m) * factor) for m in part.mistakes)
+            return ProblemPart(
+                part.name, part.kind, prompt, part.unit, (), value, (), part.tolerance, mistakes
+            )
+        choices, correct = _choices(template, part, variant)
+        return ProblemPart(part.name, part.kind, prompt, "", choices, None, correct, part.tolerance, ())
+    except TemplateError:
+        raise
+    except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
+        raise _located(template, field, part.line, exc) from None
+
+
+def _mistake_value(variant: Variant, part: Part, mistake_id: str) -> float:
+    assert part.answer is not None
+    mistake = CATALOGUE[mistake_id]
+    value = float(
+        Variant(variant.template, variant.params, variant.inputs, mistake, variant).evaluate(part.answer)
+    )
+    for target, expression in mistake.expressions():
+        if target == ANSWER:
+            value = float(expression.evaluate(lambda _name, _scope, answer=value: answer))
+    return value
+
+
+def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    if part.correct or (part.kind == "multi" and part.sweep is None):
+        return part.choices, part.correct
+    assert part.answer is not None
+    if part.kind == "multi":
+        assert part.sweep is not None
+        choices, correct = [], []
+        unit = compiled_module().INPUTS.get(part.sweep, (part.sweep_unit,))[0]
+        for value in part.sweep_values:
+            label = f"{part.sweep} = {format_quantity(value, unit)}"
+            choices.append(label)
+            if Variant(template, variant.params, {**variant.inputs, part.sweep: value}).evaluate(part.answer):
+                correct.append(label)
+        return tuple(choices), tuple(correct)
+    scope, name = next(iter(part.answer.names))
+    labels = info(template.workload, name).labels
+    if labels is None or len(part.answer.names) != 1:
+        raise TemplateError(
+            f"a choice answer must name one labelled quantity, not {part.answer.text!r}",
+            file=template.file, line=part.line, field=f"parts.{part.name}.answer",
+        )  # fmt: skip
+    label = labels[round(float(variant.lookup(name, scope)))]
+    choices = part.choices or labels
+    if label not in choices:
+        raise TemplateError(
+            f"the computed answer {label!r} is not among the choices",
+            file=template.file, line=part.line, field=f"parts.{part.name}.choices",
+        )  # fmt: skip
+    return choices, (label,)
+
+
+def _sections(template: Template, variant: Variant) -> tuple[Section, ...]:
+    wanted: dict[str | None, list[str]] = {}
+    for part in template.parts:
+        if part.answer is not None and part.sweep is None:
+            for scope, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1])):
+                if name in compiled_module().TABLE[template.workload]:
+                    wanted.setdefault(scope, [])
+                    if name not in wanted[scope]:
+                        wanted[scope].append(name)
+    sections = []
+    for scope, names in wanted.items():
+        values = variant.values(scope)
+        given = set(variant.inputs) if scope is None else set(variant.inputs) | set(template.scenarios[scope])
+        heading = ""
+        if scope is not None:
+            changed = ", ".join(
+                f"{k} = {display(template.workload, k, values[k])}" for k in template.scenarios[scope]
+            )
+            heading = f"{scope}: {changed}"
+        sections.append(Section(heading, tuple(derivation(template.workload, names, values, given))))
+    return tuple(sections)
