@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -25,7 +26,7 @@ class Bank:
 
     def get(self, template_id: str) -> Template:
         if template_id not in self.templates:
-            near = [t for t in self.templates if template_id.split("/")[-1] in t]
+            near = difflib.get_close_matches(template_id, list(self.templates), n=3)
             hint = f"; did you mean {', '.join(near[:3])}?" if near else "; see `perfdrill list`"
             raise UsageError(f"unknown question {template_id!r}{hint}")
         return self.templates[template_id]

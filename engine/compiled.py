@@ -56,6 +56,7 @@ def compiled_module(vector: bool = False) -> ModuleType:
     return module
 
 
+@cache
 def info(workload: str, name: str) -> QuantityInfo:
     """Unit, meaning and formula text of a computed quantity or an input."""
     module = compiled_module()

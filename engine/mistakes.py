@@ -154,11 +154,5 @@ CATALOGUE: dict[str, Mistake] = {
             "Unfused, every kernel reads its input from memory and writes its output back.",
             unfused_bytes="bytes",
         ),
-        _m(
-            "no-recompute",
-            "Forgot the recomputed forward",
-            "Checkpointing saves memory by running each layer's forward again in backward.",
-            recompute_flops="0",
-        ),
     )
 }

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.compiled import compiled_module
 from engine.errors import TemplateError
 from engine.expressions import Expression, parse_expression
 from engine.mistakes import CATALOGUE
-from engine.workloads import WORKLOADS
 from engine.yamlio import LineMap, load_yaml
 
 FAMILIES: dict[str, str] = {
@@ -208,7 +208,7 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
         family=family,
         difficulty=top.one_of("difficulty", DIFFICULTIES),
         tags=tuple(str(tag) for tag in top.get("tags", list, [])),
-        workload=top.one_of("workload", list(WORKLOADS)),
+        workload=top.one_of("workload", list(compiled_module().TABLE)),
         parameters=parameters,
         scenario=_scenario(top, names),
         inputs={key: top.child("inputs").expression(key) for key in top.get("inputs", dict, {})},

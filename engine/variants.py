@@ -35,8 +35,18 @@ def round_sig(value: float, sig_figs: int) -> float:
     return 0.0 if value == 0 else float(f"{value:.{sig_figs}g}")
 
 
+_CANDIDATES: dict[tuple[int, int], tuple[Parameter, SpecBook, list[Any]]] = {}
+
+
 def candidates(parameter: Parameter, specs: SpecBook, template: Template) -> list[Any]:
-    """Every value the parameter can take, in a fixed order."""
+    """Every value the parameter can take, in a fixed order (filtered once per spec book)."""
+    key = (id(parameter), id(specs))
+    if key not in _CANDIDATES:  # the entry holds both objects, so their ids stay theirs
+        _CANDIDATES[key] = (parameter, specs, _filtered(parameter, specs, template))
+    return _CANDIDATES[key][2]
+
+
+def _filtered(parameter: Parameter, specs: SpecBook, template: Template) -> list[Any]:
     if parameter.kind == "choice":
         return list(parameter.choices)
     if parameter.kind == "chip":

@@ -27,10 +27,11 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument("--version", action="version", version="perfdrill 0.1.0")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    from perfdrill import calc, specs_command
+    from perfdrill import calc, questions_cli, specs_command
 
     calc.register(commands)
     specs_command.register(commands)
+    questions_cli.register(commands)
     return parser
 
 

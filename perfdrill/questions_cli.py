@@ -1,0 +1,166 @@
+"""`perfdrill list | generate | grade | check`: the question bank from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.bank import Bank, builtin_root, load_bank
+from engine.errors import UsageError
+from engine.generate import Problem, generate, variant_seed
+from engine.resources import user_data_dir
+from engine.specs import SpecBook, load_specs
+from engine.templates import DIFFICULTIES, FAMILIES, Template
+from perfdrill.specs_command import add_specs_option
+
+
+def add_questions_option(parser: Any) -> None:
+    parser.add_argument(
+        "--questions", type=Path, action="append", default=[], metavar="DIR", help="extra template folder"
+    )
+
+
+def register(commands: Any) -> None:
+    listing = commands.add_parser("list", help="list the question templates")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    add_questions_option(listing)
+    listing.set_defaults(handler=run_list)
+
+    gen = commands.add_parser("generate", help="generate a problem set with answers")
+    gen.add_argument("--count", type=int, default=10, help="number of problems (default 10)")
+    gen.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
+    gen.add_argument("--family", action="append", default=[], choices=list(FAMILIES), help="only this family")
+    gen.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
+    gen.add_argument("--format", choices=("md", "json"), default="md", help="output format (default md)")
+    gen.add_argument("--answers", choices=("key", "inline", "none"), default="key", help="where answers go")
+    gen.add_argument("--title", default="perfdrill problem set", help="title of a Markdown set")
+    gen.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
+    add_questions_option(gen)
+    add_specs_option(gen)
+    gen.set_defaults(handler=run_generate)
+
+    grade = commands.add_parser("grade", help="grade answers to one question variant")
+    grade.add_argument("--question", required=True, metavar="ID", help="template id, e.g. matmul/square-time")
+    grade.add_argument("--seed", type=int, required=True, help="variant seed")
+    grade.add_argument("--answer", action="append", default=[], metavar="PART=TEXT", help="an answer")
+    grade.add_argument("--json", action="store_true", help="machine-readable output")
+    grade.add_argument("--solution", action="store_true", help="also show the answers and the derivation")
+    add_questions_option(grade)
+    add_specs_option(grade)
+    grade.set_defaults(handler=run_grade)
+
+    check = commands.add_parser("check", help="validate and self-test templates")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATH", help="template folders (default: all)")
+    check.add_argument("--seeds", type=int, default=50, help="seeds to self-test each template over")
+    add_specs_option(check)
+    check.set_defaults(handler=run_check)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    bank = load_bank(args.questions)
+    rows = [
+        {"id": t.id, "title": t.title, "family": t.family, "difficulty": t.difficulty, "tags": list(t.tags)}
+        for t in bank.templates.values()
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    width = max(len(row["id"]) for row in rows)
+    for row in rows:
+        print(f"{row['id']:<{width}}  {row['difficulty']:<6}  {row['title']}")
+    print(f"\n{len(rows)} templates in {len({r['family'] for r in rows})} families")
+    return 0
+
+
+def pick_set(templates: list[Template], count: int, seed: int) -> list[tuple[Template, int]]:
+    """`count` (template, variant seed) pairs: every template once per round, rounds shuffled."""
+    picked: list[tuple[Template, int]] = []
+    round_number = 0
+    while len(picked) < count:
+        order = sorted(
+            templates, key=lambda t: hashlib.sha256(f"{seed}#{round_number}#{t.id}".encode()).digest()
+        )
+        for template in order[: count - len(picked)]:
+            picked.append((template, variant_seed(seed, len(picked))))
+        round_number += 1
+    return picked
+
+
+def build_set(bank: Bank, specs: SpecBook, args: argparse.Namespace) -> list[Problem]:
+    if args.count < 1:
+        raise UsageError("--count must be at least 1")
+    templates = bank.select(args.family, args.difficulty)
+    return [generate(template, seed, specs) for template, seed in pick_set(templates, args.count, args.seed)]
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from engine.export import problem_json, set_markdown
+
+    problems = build_set(load_bank(args.questions), load_specs(args.specs), args)
+    if args.format == "json":
+        data = [problem_json(p) for p in problems]
+        if args.answers == "none":
+            for problem in data:
+                problem.pop("explanation")
+                for part in problem["parts"]:
+                    part.pop("answer")
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = set_markdown(problems, title=args.title, seed=args.seed, answers=args.answers)
+    if args.output:
+        from engine.resources import write_atomically
+
+        write_atomically(args.output, text.encode())
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def parse_answers(pairs: list[str]) -> dict[str, str]:
+    answers = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--answer {pair!r}: write PART=TEXT, e.g. runtime='3.2 ms'")
+        answers[name.strip()] = text
+    return answers
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    from engine.export import answers_markdown
+    from engine.grading import grade
+
+    problem = generate(load_bank(args.questions).get(args.question), args.seed, load_specs(args.specs))
+    result = grade(problem, parse_answers(args.answer))
+    if args.json:
+        print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
+        return 0
+    marks = {"correct": "✓", "incorrect": "✗", "invalid": "?"}
+    for name, part in result.parts.items():
+        print(f"{marks[part.status]} {name}: {part.feedback}")
+    print(f"score {result.score:.0%}")
+    if args.solution:
+        print("\n" + answers_markdown(problem))
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from engine.check import check_paths
+
+    if args.seeds < 1:
+        raise UsageError("--seeds must be at least 1")
+    paths = args.paths or [builtin_root(), user_data_dir() / "questions"]
+    for path in args.paths:
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or folder")
+    paths = [p.parent if p.is_file() else p for p in paths if p.exists()]
+    seen, findings = check_paths(paths, load_specs(args.specs), args.seeds)
+    for finding in findings:
+        print(finding.one_line())
+    failed = len({f.file for f in findings})
+    print(f"{seen} templates checked over {args.seeds} seeds: {seen - failed} passed, {failed} failed")
+    return 1 if findings else 0
