@@ -44,7 +44,7 @@ def _one_choice(part: ProblemPart, token: str) -> str:
         index = ord(lowered) - ord("a")
         if index < len(part.choices):
             return part.choices[index]
-    if lowered.isdigit() and 1 <= int(lowered) <= len(part.choices):
+    if re.fullmatch(r"[0-9]{1,3}", lowered) and 1 <= int(lowered) <= len(part.choices):
         return part.choices[int(lowered) - 1]
     exact = [c for c in part.choices if c.lower() == lowered]
     partial = [c for c in part.choices if lowered and lowered in c.lower()]

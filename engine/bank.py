@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from engine.errors import TemplateError, UsageError
@@ -56,7 +55,6 @@ def load_folders(folders: Iterable[Path], root: Path) -> list[Template]:
     return [load_template(folder, display_root=display) for folder in folders]
 
 
-@cache
 def _load(extra: tuple[Path, ...]) -> Bank:
     templates: dict[str, Template] = {}
     builtin = builtin_root()

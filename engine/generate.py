@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,8 +189,12 @@ def _mistake_value(variant: Variant, part: Part, mistake_id: str) -> float:
     )
     for target, expression in mistake.expressions():
         if target == ANSWER:
-            value = float(expression.evaluate(lambda _name, _scope, answer=value: answer))
+            value = float(expression.evaluate(_constant(value)))
     return value
+
+
+def _constant(value: float) -> Callable[[str, str | None], float]:
+    return lambda _name, _scope: value
 
 
 def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -199,7 +203,8 @@ def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[st
     assert part.answer is not None
     if part.kind == "multi":
         assert part.sweep is not None
-        choices, correct = [], []
+        choices: list[str] = []
+        correct: list[str] = []
         unit = compiled_module().INPUTS.get(part.sweep, (part.sweep_unit,))[0]
         for value in part.sweep_values:
             label = f"{part.sweep} = {format_quantity(value, unit)}"
@@ -215,13 +220,13 @@ def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[st
             file=template.file, line=part.line, field=f"parts.{part.name}.answer",
         )  # fmt: skip
     label = labels[round(float(variant.lookup(name, scope)))]
-    choices = part.choices or labels
-    if label not in choices:
+    options: tuple[str, ...] = part.choices or labels
+    if label not in options:
         raise TemplateError(
             f"the computed answer {label!r} is not among the choices",
             file=template.file, line=part.line, field=f"parts.{part.name}.choices",
         )  # fmt: skip
-    return choices, (label,)
+    return options, (label,)
 
 
 def _sections(template: Template, variant: Variant) -> tuple[Section, ...]:

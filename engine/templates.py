@@ -156,11 +156,11 @@ class _Fields:
         return value
 
     def child(self, key: str) -> _Fields:
-        return _Fields(self.data[key], self.file, self.dotted(key), self.data.line_of(key))
+        return _Fields(self.data[key], self.file, self.dotted(key), self.line_of(key))
 
     def expression(self, key: str, value: object | None = None) -> Expression:
         text = self.data[key] if value is None else value
-        return parse_expression(text, file=self.file, line=self.data.line_of(key), field=self.dotted(key))
+        return parse_expression(text, file=self.file, line=self.line_of(key), field=self.dotted(key))
 
     def line_of(self, key: str) -> int:
         return self.data.line_of(key) if isinstance(self.data, LineMap) else (self.line or 0)

@@ -54,7 +54,12 @@ parts:
     answer: kv_bytes_per_token
     unit: KiB/token
     mistakes: [kv-one-tensor, fp32-bytes]
-  - {name: cache, kind: numeric, prompt: Cache at 4K?, answer: kv_cache_bytes, unit: GB, mistakes: [gib-as-gb]}
+  - name: cache
+    kind: numeric
+    prompt: Cache at 4K?
+    answer: kv_cache_bytes
+    unit: GB
+    mistakes: [gib-as-gb]
 """
 
 SCORES = """
@@ -68,7 +73,12 @@ parameters:
 scenario: {chip: chip}
 inputs: {batch: 4, heads: 32, sequence: 8192, activation_bytes: 2, head_dim: 128}
 parts:
-  - {name: scores, kind: numeric, prompt: Size?, answer: score_matrix_bytes, unit: GB, mistakes: [gib-as-gb, fp32-bytes]}
+  - name: scores
+    kind: numeric
+    prompt: Size?
+    answer: score_matrix_bytes
+    unit: GB
+    mistakes: [gib-as-gb, fp32-bytes]
   - {name: fits, kind: choice, prompt: Fits in 80 GB?, answer: score_matrix_fits}
 """
 

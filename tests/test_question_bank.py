@@ -75,7 +75,7 @@ def test_generate_json_contract(run_cli) -> None:
 
 
 def test_generate_filters_and_answer_modes(run_cli) -> None:
-    code, out, _ = run_cli(
+    _, out, _ = run_cli(
         "generate", "--count", "5", "--family", "kv_cache", "--format", "json", "--answers", "none"
     )
     problems = json.loads(out)

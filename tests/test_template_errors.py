@@ -1,0 +1,133 @@
+"""A malformed or unsafe template fails with one precise line: file, line, field, and what is allowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.bank import load_folders
+from engine.errors import TemplateError
+from engine.generate import generate
+from engine.specs import load_specs
+from tests.helpers import write_template
+
+GOOD = """
+id: matmul/tiny
+title: Tiny
+family: matmul
+difficulty: easy
+workload: matmul
+parameters:
+  chip: {chip: {ids: [h100-sxm]}}
+  m: {choice: [64, 128]}
+scenario: {chip: chip, dtype: bf16}
+inputs: {m: m, k: 1024, n: 1024, activation_bytes: 2, weight_bytes_per_param: 2}
+parts:
+  - {name: runtime, kind: numeric, prompt: Runtime?, answer: runtime, unit: us}
+"""
+
+
+def _error(tmp_path: Path, question: str, prompt: str = "Q.\n") -> TemplateError:
+    folder = write_template(tmp_path, "matmul/tiny", question, prompt)
+    with pytest.raises(TemplateError) as caught:
+        (template,) = load_folders([folder], tmp_path)
+        generate(template, 0, load_specs())
+    return caught.value
+
+
+def test_good_template_generates(tmp_path: Path) -> None:
+    (template,) = load_folders([write_template(tmp_path, "matmul/tiny", GOOD)], tmp_path)
+    assert generate(template, 0, load_specs()).parts[0].value > 0
+
+
+def test_yaml_syntax_error_gives_line_and_column(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD.replace("title: Tiny", "title: [Tiny"))
+    assert error.file is not None and error.file.endswith("matmul/tiny/question.yaml") and error.line == 3
+    assert error.message.startswith("column 7: YAML syntax error")
+
+
+def test_schema_error_names_field_and_allowed_values(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD.replace("difficulty: easy", "difficulty: brutal"))
+    assert (error.field, error.line) == ("difficulty", 4)
+    assert "allowed: easy, medium, hard" in error.message
+
+
+def test_unknown_part_kind_names_the_part(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD.replace("kind: numeric", "kind: essay"))
+    assert error.field == "parts[0].kind" and error.line == 12
+    assert "allowed: numeric, choice, multi" in error.message
+
+
+def test_unknown_mistake_is_listed(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD.replace("unit: us}", "unit: us, mistakes: [typo]}"))
+    assert error.field == "parts[0].mistakes" and "unknown mistake 'typo'" in error.message
+
+
+def test_jinja_error_gives_template_line(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD, "line one\n{{ chip.name }}\n{% for x in %}\n")
+    assert error.file.endswith("prompt.md.j2") and error.line == 3
+    assert "Jinja syntax error" in error.message
+
+
+def test_undefined_name_in_prompt(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD, "{{ chip.nmae }}\n")
+    assert "undefined in template" in error.message and "nmae" in error.message
+
+
+def test_unmeetable_constraint_is_named(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD + "constraints:\n  - m > 1000\n")
+    assert error.field == "constraints[0]" and error.line == 14
+    assert "'m > 1000' could not be met in 200 draws" in error.message
+
+
+def test_answer_dimension_must_match_unit(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD.replace("answer: runtime, unit: us", "answer: bytes, unit: us"))
+    assert error.field == "parts.runtime.unit"
+    assert "computes B but the unit is 'us'" in error.message
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "{{ chip.__class__ }}",
+        "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+        "{{ given._inputs }}",
+        "{{ cycler.__init__.__globals__ }}",
+    ],
+)
+def test_sandbox_rejects_escapes(tmp_path: Path, prompt: str) -> None:
+    error = _error(tmp_path, GOOD, prompt + "\n")
+    assert "security error" in error.message or "undefined" in error.message
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("__import__('os').system('true')", "only these functions may be called"),
+        ("m.__class__", "attribute '__class__' is not allowed"),
+        ("[m for m in m]", "ListComp is not allowed"),
+        ("open('/etc/passwd')", "only these functions may be called"),
+    ],
+)
+def test_expressions_refuse_anything_but_arithmetic(tmp_path: Path, expression: str, message: str) -> None:
+    error = _error(tmp_path, GOOD.replace("k: 1024,", f'k: "{expression}",'))
+    assert error.field == "inputs.k" and message in error.message
+
+
+def test_check_reports_a_broken_template_and_exits_1(tmp_path: Path, run_cli) -> None:
+    write_template(tmp_path, "matmul/tiny", GOOD.replace("unit: us}", "unit: us, mistakes: [sparse-peak]}"))
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "3")
+    assert code == 1
+    assert "matmul/tiny/question.yaml:6: parameters: only 2 distinct variants" in out
+    assert "matmul/tiny/question.yaml:12: parts.runtime: seed 0: mistake 'sparse-peak' gives the right" in out
+    assert "1 templates checked over 3 seeds: 0 passed, 1 failed" in out
+
+
+def test_user_template_joins_bank_but_may_not_shadow(tmp_path: Path, run_cli) -> None:
+    write_template(tmp_path, "matmul/tiny", GOOD)
+    code, out, _ = run_cli("list", "--questions", str(tmp_path))
+    assert code == 0 and "matmul/tiny" in out
+    write_template(tmp_path, "matmul/square-time", GOOD.replace("matmul/tiny", "matmul/square-time"))
+    code, _, err = run_cli("list", "--questions", str(tmp_path))
+    assert code == 2 and "already defined" in err and "override: true" in err
