@@ -77,8 +77,14 @@ def evaluate(
     Any computed quantity present in `inputs` is an override: `params` given directly wins over
     the architecture. Values are floats in base units, or numpy arrays when `vector` is true.
     """
-    table: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = compiled_module(vector).TABLE[workload]
     values: dict[str, Any] = dict(inputs)
+    fill(workload, values, wanted, vector=vector)
+    return values
+
+
+def fill(workload: str, values: dict[str, Any], wanted: list[str], *, vector: bool = False) -> None:
+    """Compute `wanted` into `values` in place, reusing whatever `values` already holds."""
+    table: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = compiled_module(vector).TABLE[workload]
 
     def need(name: str, chain: tuple[str, ...]) -> Any:
         if name in values:
@@ -92,4 +98,3 @@ def evaluate(
 
     for name in wanted:
         need(name, ())
-    return values

@@ -13,7 +13,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from engine.compiled import compiled_module
+from engine.compiled import compiled_module, fill
 from engine.errors import PerfdrillError, SpecError, TemplateError, UsageError
 from engine.expressions import Expression
 from engine.mistakes import ANSWER, Mistake
@@ -152,7 +152,7 @@ class Variant:
             if name not in self._table:
                 where = f"scenario {scope!r}" if scope else "this template"
                 raise UsageError(f"unknown name {name!r} in {where}")
-            self._fill(values, name)
+            fill(self.template.workload, values, [name])
         return values[name]
 
     def evaluate(self, expression: Expression) -> Any:
@@ -181,15 +181,6 @@ class Variant:
                 if target != ANSWER and (target in inputs or target in self._table):
                     inputs[target] = float(expression.evaluate(lambda name, _: correct.lookup(name, scope)))
         return inputs
-
-    def _fill(self, values: dict[str, Any], name: str) -> None:
-        function, args = self._table[name]
-        for arg in args:
-            if arg not in values:
-                if arg not in self._table:
-                    raise UsageError(f"missing input {arg!r} (needed by {name})")
-                self._fill(values, arg)
-        values[name] = function(*(values[arg] for arg in args))
 
 
 def scenario_inputs(template: Template, params: Mapping[str, Any], specs: SpecBook) -> dict[str, float]:
