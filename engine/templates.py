@@ -14,8 +14,9 @@ from typing import Any
 
 from engine.compiled import compiled_module
 from engine.errors import TemplateError
-from engine.expressions import Expression, parse_expression
+from engine.expressions import Expression
 from engine.mistakes import CATALOGUE
+from engine.schema_fields import Fields
 from engine.yamlio import LineMap, load_yaml
 
 FAMILIES: dict[str, str] = {
@@ -113,64 +114,11 @@ class Template:
         return self.lines.get(key)
 
 
-class _Fields:
-    """Reads one mapping of question.yaml, turning every problem into a located TemplateError."""
-
-    def __init__(self, data: Any, file: str, path: str, line: int | None = None) -> None:
-        if not isinstance(data, dict):
-            raise TemplateError(
-                f"must be a mapping, not {type(data).__name__}", file=file, line=line, field=path
-            )
-        self.data = data
-        self.file = file
-        self.path = path
-        self.line = getattr(data, "line", line)
-
-    def error(self, key: str | None, message: str) -> TemplateError:
-        line = self.data.line_of(key) if isinstance(self.data, LineMap) and key else self.line
-        return TemplateError(message, file=self.file, line=line, field=self.dotted(key))
-
-    def dotted(self, key: str | None) -> str:
-        return self.path if key is None else (f"{self.path}.{key}" if self.path else key)
-
-    def only(self, allowed: tuple[str, ...]) -> None:
-        for key in self.data:
-            if key not in allowed:
-                raise self.error(key, f"unknown field; allowed: {', '.join(allowed)}")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
-        if key not in self.data:
-            if default is ...:
-                raise self.error(None, f"missing required field {self.dotted(key)!r}")
-            return default
-        value = self.data[key]
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float, (int, float))):
-            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise self.error(key, f"must be {names}, not {type(value).__name__}")
-        return value
-
-    def one_of(self, key: str, allowed: tuple[str, ...] | list[str], default: Any = ...) -> Any:
-        value = self.get(key, str, default)
-        if value is not default and value not in allowed:
-            raise self.error(key, f"{value!r} is not allowed; allowed: {', '.join(allowed)}")
-        return value
-
-    def child(self, key: str) -> _Fields:
-        return _Fields(self.data[key], self.file, self.dotted(key), self.line_of(key))
-
-    def expression(self, key: str, value: object | None = None) -> Expression:
-        text = self.data[key] if value is None else value
-        return parse_expression(text, file=self.file, line=self.line_of(key), field=self.dotted(key))
-
-    def line_of(self, key: str) -> int:
-        return self.data.line_of(key) if isinstance(self.data, LineMap) else (self.line or 0)
-
-
 def load_template(folder: Path, *, display_root: Path | None = None) -> Template:
     """Read and validate one template folder."""
     path = folder / QUESTION_FILE
     file = str(path.relative_to(display_root)) if display_root else str(path)
-    top = _Fields(load_yaml(path, TemplateError, display=file), file, "")
+    top = Fields(load_yaml(path, TemplateError, display=file), file, "")
     top.only(
         (
             "id",
@@ -232,7 +180,7 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
     )
 
 
-def _parameters(top: _Fields) -> tuple[Parameter, ...]:
+def _parameters(top: Fields) -> tuple[Parameter, ...]:
     parameters = []
     block = top.child("parameters") if "parameters" in top.data else None
     for name in block.data if block else ():
@@ -285,7 +233,7 @@ def _parameters(top: _Fields) -> tuple[Parameter, ...]:
     return tuple(parameters)
 
 
-def _scenario(top: _Fields, names: set[str]) -> dict[str, Any]:
+def _scenario(top: Fields, names: set[str]) -> dict[str, Any]:
     if "scenario" not in top.data:
         return {}
     block = top.child("scenario")
@@ -298,7 +246,7 @@ def _scenario(top: _Fields, names: set[str]) -> dict[str, Any]:
     return dict(block.data)
 
 
-def _derived(top: _Fields) -> tuple[Derived, ...]:
+def _derived(top: Fields) -> tuple[Derived, ...]:
     if "derived" not in top.data:
         return ()
     block = top.child("derived")
@@ -312,13 +260,13 @@ def _derived(top: _Fields) -> tuple[Derived, ...]:
     return tuple(derived)
 
 
-def _parts(top: _Fields) -> tuple[Part, ...]:
+def _parts(top: Fields) -> tuple[Part, ...]:
     entries = top.get("parts", list)
     if not entries:
         raise top.error("parts", "a question needs at least one part")
     parts: list[Part] = []
     for index, entry in enumerate(entries):
-        spec = _Fields(entry, top.file, f"parts[{index}]", top.line_of("parts"))
+        spec = Fields(entry, top.file, f"parts[{index}]", top.line_of("parts"))
         spec.only(
             (
                 "name",
@@ -353,7 +301,7 @@ def _parts(top: _Fields) -> tuple[Part, ...]:
     return tuple(parts)
 
 
-def _tolerance(spec: _Fields) -> tuple[str, float]:
+def _tolerance(spec: Fields) -> tuple[str, float]:
     if "tolerance" not in spec.data:
         return DEFAULT_TOLERANCE
     block = spec.child("tolerance")
@@ -367,7 +315,7 @@ def _tolerance(spec: _Fields) -> tuple[str, float]:
     return kind, float(value)
 
 
-def _mistakes(spec: _Fields) -> tuple[str, ...]:
+def _mistakes(spec: Fields) -> tuple[str, ...]:
     ids = tuple(str(m) for m in spec.get("mistakes", list, []))
     for mistake_id in ids:
         if mistake_id not in CATALOGUE:
@@ -375,7 +323,7 @@ def _mistakes(spec: _Fields) -> tuple[str, ...]:
     return ids
 
 
-def _choice_part(spec: _Fields, common: dict[str, Any]) -> Part:
+def _choice_part(spec: Fields, common: dict[str, Any]) -> Part:
     choices = tuple(str(c) for c in spec.get("choices", list, []))
     if ("answer" in spec.data) == ("correct" in spec.data):
         raise spec.error(
@@ -389,7 +337,7 @@ def _choice_part(spec: _Fields, common: dict[str, Any]) -> Part:
     return Part(**common, answer=spec.expression("answer"), choices=choices)
 
 
-def _multi_part(spec: _Fields, common: dict[str, Any]) -> Part:
+def _multi_part(spec: Fields, common: dict[str, Any]) -> Part:
     if "sweep" in spec.data:
         sweep = spec.child("sweep")
         sweep.only(("input", "values", "unit"))
