@@ -55,11 +55,6 @@ class Expression:
     def evaluate(self, lookup: Lookup) -> Any:
         return _walk(self.tree, lookup)
 
-    @property
-    def plain_name(self) -> str | None:
-        """The name when the expression is just one base-scenario name, else None."""
-        return self.tree.id if isinstance(self.tree, ast.Name) else None
-
 
 def parse_expression(
     text: object, *, file: str | None = None, line: int | None = None, field: str

@@ -16,7 +16,7 @@ from engine.insight import insights
 from engine.mistakes import ANSWER, CATALOGUE
 from engine.prompts import context, render
 from engine.specs import SpecBook
-from engine.templates import Part, Template
+from engine.templates import PROMPT_FILE, Part, Template
 from engine.units import format_quantity
 from engine.variants import MAX_DRAWS, Variant, draw, rng_for, round_sig, scenario_inputs
 
@@ -55,8 +55,6 @@ class Problem:
     hints: tuple[str, ...]
     sections: tuple[Section, ...]
     insights: tuple[str, ...]
-    chips: tuple[str, ...]  # ids of the chips and models the prompt uses, for spec tables
-    models: tuple[str, ...]
 
     @property
     def id(self) -> str:
@@ -135,7 +133,7 @@ def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
     text_context = context(
         variant.params, variant.inputs, lambda n: variant.lookup(n, None), template.workload, units
     )
-    prompt = render(template.prompt, text_context, file=str(template.folder / "prompt.md.j2"), field="prompt")
+    prompt = render(template.prompt, text_context, file=str(template.folder / PROMPT_FILE), field="prompt")
     parts = tuple(_part(template, part, variant, text_context) for part in template.parts)
     hints = tuple(
         render(hint, text_context, file=template.file, field=f"hints[{i}]", line=template.line_of("hints"))
@@ -144,8 +142,6 @@ def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
     sentences = insights(template.workload, variant.values(None), lambda name: variant.lookup(name, None))
     if template.insight:
         sentences.append(render(template.insight, text_context, file=template.file, field="insight"))
-    chips = tuple(p.name for p in template.parameters if p.kind == "chip")
-    models = tuple(p.name for p in template.parameters if p.kind == "model")
     return Problem(
         template=template,
         seed=seed,
@@ -154,8 +150,6 @@ def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
         hints=hints,
         sections=_sections(template, variant),
         insights=tuple(sentences),
-        chips=tuple(variant.params[name].id for name in chips),
-        models=tuple(variant.params[name].id for name in models),
     )
 
 

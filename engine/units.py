@@ -140,7 +140,7 @@ def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
     if not unit_text:
         return value
     target = parse_unit(BASE_UNITS.get(unit, unit), what="unit")
-    count_unit = _COUNT_UNITS_BY_DIMENSION().get(target.dimensionality)
+    count_unit = _count_unit_of_dimension().get(target.dimensionality)
     if count_unit is not None and unit_text in _COUNT_SUFFIXES:  # "46.7B" parameters: billions, not bytes
         unit_text = _COUNT_SUFFIXES[unit_text]
     parsed = parse_unit(unit_text, what=what)
@@ -165,8 +165,8 @@ _COUNT_SUFFIXES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billi
 
 
 @cache
-def _COUNT_UNITS_BY_DIMENSION() -> dict[Any, Any]:
-    units = (registry().parse_units(name) for name in ("parameter", "token"))
+def _count_unit_of_dimension() -> dict[Any, Any]:
+    units = (registry().parse_units(name) for name in _IMPLICIT_PER)
     return {unit.dimensionality: unit for unit in units}
 
 

@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from engine.bank import Bank, builtin_root, load_bank
+from engine.check import check_paths
 from engine.errors import UsageError
+from engine.export import ANSWER_MODES, answers_markdown, problem_json, set_markdown
 from engine.generate import Problem, generate, variant_seed
-from engine.resources import user_data_dir
+from engine.grading import grade
+from engine.resources import user_data_dir, write_atomically
 from engine.specs import SpecBook, load_specs
 from engine.templates import DIFFICULTIES, FAMILIES, Template
 from perfdrill.specs_command import add_specs_option
@@ -36,7 +39,7 @@ def register(commands: Any) -> None:
     gen.add_argument("--family", action="append", default=[], choices=list(FAMILIES), help="only this family")
     gen.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
     gen.add_argument("--format", choices=("md", "json"), default="md", help="output format (default md)")
-    gen.add_argument("--answers", choices=("key", "inline", "none"), default="key", help="where answers go")
+    gen.add_argument("--answers", choices=ANSWER_MODES, default="key", help="where answers go")
     gen.add_argument("--title", default="perfdrill problem set", help="title of a Markdown set")
     gen.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
     add_questions_option(gen)
@@ -98,8 +101,6 @@ def build_set(bank: Bank, specs: SpecBook, args: argparse.Namespace) -> list[Pro
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from engine.export import problem_json, set_markdown
-
     problems = build_set(load_bank(args.questions), load_specs(args.specs), args)
     if args.format == "json":
         data = [problem_json(p) for p in problems]
@@ -112,8 +113,6 @@ def run_generate(args: argparse.Namespace) -> int:
     else:
         text = set_markdown(problems, title=args.title, seed=args.seed, answers=args.answers)
     if args.output:
-        from engine.resources import write_atomically
-
         write_atomically(args.output, text.encode())
     else:
         sys.stdout.write(text)
@@ -131,9 +130,6 @@ def parse_answers(pairs: list[str]) -> dict[str, str]:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from engine.export import answers_markdown
-    from engine.grading import grade
-
     problem = generate(load_bank(args.questions).get(args.question), args.seed, load_specs(args.specs))
     result = grade(problem, parse_answers(args.answer))
     if args.json:
@@ -149,8 +145,6 @@ def run_grade(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from engine.check import check_paths
-
     if args.seeds < 1:
         raise UsageError("--seeds must be at least 1")
     paths = args.paths or [builtin_root(), user_data_dir() / "questions"]
