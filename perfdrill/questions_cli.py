@@ -47,7 +47,9 @@ def register(commands: Any) -> None:
     gen.set_defaults(handler=run_generate)
 
     grading = commands.add_parser("grade", help="grade answers to one question variant")
-    grading.add_argument("--question", required=True, metavar="ID", help="template id, e.g. matmul/square-time")
+    grading.add_argument(
+        "--question", required=True, metavar="ID", help="template id, e.g. matmul/square-time"
+    )
     grading.add_argument("--seed", type=int, required=True, help="variant seed")
     grading.add_argument("--answer", action="append", default=[], metavar="PART=TEXT", help="an answer")
     grading.add_argument("--json", action="store_true", help="machine-readable output")
