@@ -19,9 +19,9 @@ from engine.bank import load_bank
 from engine.export import explanation_markdown
 from engine.generate import draw_variant, generate, show_number
 from engine.grading import grade_part
+from engine.practice import pick_set
 from engine.specs import load_specs
 from engine.workloads import WORKLOADS
-from perfdrill.questions_cli import pick_set
 
 PROBLEMS = 1000
 ANSWERS = 10_000

@@ -15,7 +15,8 @@ from engine.explain import Step, derivation, display
 from engine.insight import insights
 from engine.mistakes import ANSWER, CATALOGUE
 from engine.prompts import context, render
-from engine.specs import SpecBook
+from engine.roofline_view import RooflineView, roofline_view
+from engine.specs import Chip, Model, SpecBook
 from engine.templates import PROMPT_FILE, Part, Template
 from engine.units import format_quantity
 from engine.variants import MAX_DRAWS, Variant, draw, rng_for, round_sig, scenario_inputs
@@ -55,6 +56,9 @@ class Problem:
     hints: tuple[str, ...]
     sections: tuple[Section, ...]
     insights: tuple[str, ...]
+    chips: tuple[Chip, ...]  # the specs the variant drew, for spec panels and printed tables
+    models: tuple[Model, ...]
+    roofline: RooflineView | None
 
     @property
     def id(self) -> str:
@@ -150,7 +154,19 @@ def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
         hints=hints,
         sections=_sections(template, variant),
         insights=tuple(sentences),
+        chips=_drawn(variant, Chip),
+        models=_drawn(variant, Model),
+        roofline=roofline_view(variant),
     )
+
+
+def _drawn(variant: Variant, kind: type[Chip] | type[Model]) -> tuple[Any, ...]:
+    """The chips or models among the drawn parameters, each once."""
+    seen: dict[str, Any] = {}
+    for value in variant.params.values():
+        if isinstance(value, kind):
+            seen.setdefault(value.id, value)
+    return tuple(seen.values())
 
 
 def _part(template: Template, part: Part, variant: Variant, text_context: Mapping[str, Any]) -> ProblemPart:

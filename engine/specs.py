@@ -141,6 +141,14 @@ class SpecBook:
             raise SpecError(f"unknown model {model_id!r}; known: {', '.join(sorted(self.models))}")
         return self.models[model_id]
 
+    def only(self, chips: Iterable[str] = (), models: Iterable[str] = ()) -> SpecBook:
+        """This book cut down to the named chips and models (all of either when none is named)."""
+        chip_ids, model_ids = list(chips), list(models)
+        return SpecBook(
+            {c: self.chip(c) for c in chip_ids} if chip_ids else self.chips,
+            {m: self.model(m) for m in model_ids} if model_ids else self.models,
+        )
+
 
 def spec_dirs(extra: Iterable[Path] = ()) -> list[Path]:
     """Built-in specs, then the user's data folder, then any `--specs DIR`."""

@@ -27,8 +27,9 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument("--version", action="version", version="perfdrill 0.1.0")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    from perfdrill import calc, questions_cli, specs_command
+    from perfdrill import calc, practice_cli, questions_cli, specs_command
 
+    practice_cli.register(commands)
     calc.register(commands)
     specs_command.register(commands)
     questions_cli.register(commands)
@@ -38,10 +39,9 @@ def build_parser() -> OneLineParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 0
+    if args.command is None:
+        args = parser.parse_args(["practice"])  # bare `perfdrill` is the practice TUI
+    handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
     except PerfdrillError as exc:

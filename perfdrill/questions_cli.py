@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -13,11 +12,12 @@ from engine.bank import Bank, builtin_root, load_bank
 from engine.check import check_paths
 from engine.errors import UsageError
 from engine.export import ANSWER_MODES, answers_markdown, problem_json, set_markdown
-from engine.generate import Problem, generate, variant_seed
+from engine.generate import Problem, generate
 from engine.grading import grade
+from engine.practice import Plan, Practice
 from engine.resources import user_data_dir, write_atomically
 from engine.specs import SpecBook, load_specs
-from engine.templates import DIFFICULTIES, FAMILIES, Template
+from engine.templates import DIFFICULTIES, FAMILIES
 from perfdrill.specs_command import add_specs_option
 
 
@@ -81,25 +81,12 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def pick_set(templates: list[Template], count: int, seed: int) -> list[tuple[Template, int]]:
-    """`count` (template, variant seed) pairs: every template once per round, rounds shuffled."""
-    picked: list[tuple[Template, int]] = []
-    round_number = 0
-    while len(picked) < count:
-        order = sorted(
-            templates, key=lambda t: hashlib.sha256(f"{seed}#{round_number}#{t.id}".encode()).digest()
-        )
-        for template in order[: count - len(picked)]:
-            picked.append((template, variant_seed(seed, len(picked))))
-        round_number += 1
-    return picked
-
-
 def build_set(bank: Bank, specs: SpecBook, args: argparse.Namespace) -> list[Problem]:
     if args.count < 1:
         raise UsageError("--count must be at least 1")
-    templates = bank.select(args.family, args.difficulty)
-    return [generate(template, seed, specs) for template, seed in pick_set(templates, args.count, args.seed)]
+    plan = Plan(tuple(args.family), args.difficulty, args.count, seed=args.seed)
+    practice = Practice(plan, bank, specs)
+    return [practice.problem(index) for index in range(args.count)]
 
 
 def run_generate(args: argparse.Namespace) -> int:

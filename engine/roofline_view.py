@@ -1,0 +1,83 @@
+"""A variant on the roofline: the chip's roof (and any scenario's) and where each operation sits.
+
+The TUI chart and the printed plots both draw this; every number is an engine quantity
+(`system_flops`, `system_bandwidth`, `ridge_point`, `*arithmetic_intensity`, `*attainable_flops`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.compiled import compiled_module
+from engine.errors import PerfdrillError
+from engine.variants import Variant
+
+# Operation prefixes a workload may define a roofline for, and what to call them on a chart.
+OPERATIONS = {"": "operation", "prefill_": "prefill", "weights_": "weight matmuls", "attention_": "attention"}
+
+
+@dataclass(frozen=True)
+class Roof:
+    label: str
+    peak_flops: float  # FLOP/s
+    bandwidth: float  # byte/s
+    ridge_point: float  # FLOP/byte
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    label: str
+    intensity: float  # FLOP/byte
+    attainable: float  # FLOP/s the roof allows at that intensity
+
+
+@dataclass(frozen=True)
+class RooflineView:
+    roofs: tuple[Roof, ...]  # the variant's own roof first
+    points: tuple[OperatingPoint, ...]
+
+
+def _positive(value: object) -> float | None:
+    number = float(value)  # type: ignore[arg-type]
+    return number if math.isfinite(number) and number > 0 else None
+
+
+def roofline_view(variant: Variant) -> RooflineView | None:
+    """The roofs and operating points of `variant`, or None for a question with no roofline."""
+    table = compiled_module().TABLE[variant.template.workload]
+    if "ridge_point" not in table:
+        return None
+    roofs: list[Roof] = []
+    points: list[OperatingPoint] = []
+    for scope in (None, *variant.template.scenarios):
+        suffix = f" ({scope})" if scope else ""
+        try:
+            roof = Roof(
+                f"roof{suffix}",
+                float(variant.lookup("system_flops", scope)),
+                float(variant.lookup("system_bandwidth", scope)),
+                float(variant.lookup("ridge_point", scope)),
+            )
+        except (PerfdrillError, ArithmeticError, TypeError, ValueError):
+            return None  # no chip in this question: nothing to draw
+        if all(map(_positive, (roof.peak_flops, roof.bandwidth))) and roof not in [
+            Roof(roof.label, r.peak_flops, r.bandwidth, r.ridge_point) for r in roofs
+        ]:
+            roofs.append(roof)
+        for prefix, name in OPERATIONS.items():
+            if prefix + "arithmetic_intensity" not in table:
+                continue
+            try:
+                intensity = _positive(variant.lookup(prefix + "arithmetic_intensity", scope))
+                attainable = _positive(variant.lookup(prefix + "attainable_flops", scope))
+            except (PerfdrillError, ArithmeticError, TypeError, ValueError):
+                continue
+            if intensity is None or attainable is None:
+                continue
+            if any(p.intensity == intensity and p.attainable == attainable for p in points):
+                continue  # a scenario that leaves this operation where it was
+            points.append(OperatingPoint(name + suffix, intensity, attainable))
+    if not roofs or not points:
+        return None
+    return RooflineView(tuple(roofs), tuple(points))

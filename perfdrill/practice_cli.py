@@ -1,0 +1,82 @@
+"""`perfdrill [practice]` opens the TUI; `perfdrill stats` summarises the saved history."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from engine.errors import UsageError
+from engine.practice import Plan
+from engine.progress import ProgressStore
+from engine.templates import DIFFICULTIES, FAMILIES
+from perfdrill.questions_cli import add_questions_option
+from perfdrill.specs_command import add_specs_option
+
+
+def register(commands: Any) -> None:
+    practice = commands.add_parser("practice", help="practise in the terminal (what bare `perfdrill` does)")
+    practice.add_argument(
+        "--family", action="append", default=[], choices=list(FAMILIES), help="only this family"
+    )
+    practice.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
+    practice.add_argument("--count", type=int, default=10, help="questions in the session (default 10)")
+    practice.add_argument("--endless", action="store_true", help="keep asking until you stop")
+    practice.add_argument("--chip", action="append", default=[], metavar="ID", help="only this chip")
+    practice.add_argument("--model", action="append", default=[], metavar="ID", help="only this model")
+    practice.add_argument("--seed", type=int, default=0, help="seed of the set (default: random)")
+    practice.add_argument("--start", action="store_true", help="skip the start screen")
+    practice.add_argument("--resume", action="store_true", help="continue the interrupted session")
+    add_questions_option(practice)
+    add_specs_option(practice)
+    practice.set_defaults(handler=run_practice)
+
+    stats = commands.add_parser("stats", help="your practice history by family")
+    stats.add_argument("--json", action="store_true", help="machine-readable output")
+    stats.set_defaults(handler=run_stats)
+
+
+def run_practice(args: argparse.Namespace) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("practice needs an interactive terminal; for files use `perfdrill generate`")
+    if not args.endless and not 1 <= args.count <= 1000:
+        raise UsageError("--count must be between 1 and 1000")
+    plan = Plan(
+        families=tuple(args.family),
+        difficulty=args.difficulty,
+        count=None if args.endless else args.count,
+        chips=tuple(args.chip),
+        models=tuple(args.model),
+        seed=args.seed,
+    )
+    store = ProgressStore()
+    from tui.app import PerfdrillApp  # Textual loads only for the TUI
+
+    app = PerfdrillApp(
+        store, plan=plan, start=args.start, resume=args.resume, questions=args.questions, spec_dirs=args.specs
+    )
+    app.run()
+    store.close()
+    return app.return_code or 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    store = ProgressStore()
+    rows = store.family_stats()
+    store.close()
+    if args.json:
+        print(json.dumps([row.__dict__ for row in rows], indent=2))
+        return 0
+    if not rows:
+        print(f"No practice history yet ({store.path}). Run `perfdrill` to start.")
+        return 0
+    print(f"{'family':<34} {'attempts':>8} {'right':>6} {'score':>6} {'time':>8}  most common mistake")
+    for row in rows:
+        print(
+            f"{FAMILIES.get(row.family, row.family):<34} {row.attempts:>8} {row.correct:>6}"
+            f" {row.mean_score:>6.0%} {row.seconds / 60:>7.1f}m  {row.top_mistake or '-'}"
+        )
+    total = sum(r.attempts for r in rows)
+    print(f"\n{total} attempts · history in {store.path}")
+    return 0

@@ -1,0 +1,55 @@
+"""What screens ask of the app. Screens post these; the app owns the session and answers them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.message import Message
+
+from engine.generate import Problem
+from engine.practice import Plan
+
+
+class StartSession(Message):
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.plan = plan
+
+
+class ResumeSession(Message):
+    pass
+
+
+class Submitted(Message):
+    """Every part parsed; grade and save the attempt."""
+
+    def __init__(self, problem: Problem, answers: Mapping[str, str], hints: int, started: float) -> None:
+        super().__init__()
+        self.problem = problem
+        self.answers = dict(answers)
+        self.hints = hints
+        self.started = started
+
+
+class NextQuestion(Message):
+    pass
+
+
+class FreshVariant(Message):
+    def __init__(self, problem: Problem) -> None:
+        super().__init__()
+        self.problem = problem
+
+
+class EndSession(Message):
+    pass
+
+
+class SpecsToggled(Message):
+    def __init__(self, visible: bool) -> None:
+        super().__init__()
+        self.visible = visible
+
+
+class BackToStart(Message):
+    pass

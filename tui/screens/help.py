@@ -1,0 +1,48 @@
+"""`?`: the keys, and how answers may be typed."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+HELP = """\
+# perfdrill: keys
+
+| key | where | does |
+| --- | --- | --- |
+| `Enter` | answer field | next field; on the last one, submit |
+| `Ctrl+S` | question | submit every part |
+| `Ctrl+T` | question | show the next hint |
+| `Ctrl+B` | question | show or hide the chip and model specs, with sources |
+| `N` / `Enter` | feedback | next question |
+| `R` | feedback | retry with a fresh variant of the same question |
+| `X` | feedback | expand the worked explanation |
+| `R` | summary | practise the missed questions again |
+| `Esc` | anywhere | back out (a question or feedback ends the session) |
+| `Ctrl+Q` | anywhere | quit; the session can be continued from the start screen |
+| `?` | anywhere | this help |
+
+## Typing answers
+
+- Numbers take units: `1.62 ms`, `3.35 TB/s`, `512 KiB`, `46.7B` (parameters), `2e12 FLOP`.
+  A plain number is read in the unit shown next to the part.
+- The line under each field shows how your answer is read, or what is wrong with it.
+  A malformed answer or a unit of the wrong kind is never graded and costs no attempt.
+- Choices take a letter, a number or the text; "select all" parts take a comma list or `none`.
+
+Progress is saved after every graded answer (`perfdrill stats` summarises it).
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Markdown(HELP)
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(result)

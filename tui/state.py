@@ -1,0 +1,69 @@
+"""The running practice session: where it is, what it has asked, and saving each graded attempt.
+
+Screens read and advance this; it holds no widgets, so the flow is easy to follow and to test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from engine.generate import Problem
+from engine.grading import Grade, grade
+from engine.practice import Practice
+from engine.progress import Attempt, ProgressStore, SessionSummary, StoredSession, summarize
+
+
+@dataclass
+class SessionState:
+    practice: Practice
+    store: ProgressStore
+    session_id: int
+    clock: Callable[[], float]
+    position: int = 0
+    retries: int = 0  # fresh variants asked for so far, so each retry gets a new seed
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @classmethod
+    def resume(
+        cls, stored: StoredSession, practice: Practice, store: ProgressStore, clock: Callable[[], float]
+    ) -> SessionState:
+        return cls(practice, store, stored.id, clock, stored.position, attempts=list(stored.attempts))
+
+    @property
+    def total(self) -> int | None:
+        return self.practice.plan.total
+
+    @property
+    def finished(self) -> bool:
+        return self.total is not None and self.position >= self.total
+
+    def progress_label(self) -> str:
+        return (
+            f"{self.position + 1}/{self.total}"
+            if self.total is not None
+            else f"{self.position + 1} (endless)"
+        )
+
+    def next_problem(self) -> Problem:
+        return self.practice.problem(self.position)
+
+    def fresh_variant(self, problem: Problem) -> Problem:
+        self.retries += 1
+        return self.practice.fresh_variant(problem, self.retries)
+
+    def submit(self, problem: Problem, answers: Mapping[str, str], hints: int, started: float) -> Grade:
+        """Grade and save one attempt; the caller has already checked every answer parses."""
+        result = grade(problem, answers)
+        attempt = Attempt.of(self.position, problem, answers, result, hints, max(0.0, self.clock() - started))
+        self.store.record_attempt(self.session_id, attempt)
+        self.attempts.append(attempt)
+        return result
+
+    def advance(self) -> None:
+        self.position += 1
+        self.store.advance(self.session_id, self.position)
+
+    def finish(self) -> SessionSummary:
+        self.store.finish(self.session_id)
+        return summarize(tuple(self.attempts))
