@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from engine.compiled import compiled_module, info
+from engine.disk_memo import remembered
 from engine.errors import PerfdrillError, TemplateError, UnitError
 from engine.templates import Part, Template
 from engine.units import BASE_UNITS, parse_unit, registry
@@ -26,7 +27,17 @@ def _unit_of(template: Template, name: str) -> Any:
 
 @cache
 def answer_factor(template: Template, part: Part) -> float:
-    """Factor from the answer's base-unit value to the part's declared unit."""
+    """Factor from the answer's base-unit value to the part's declared unit.
+
+    Checked factors are kept on disk under the formulas' hash, so generating a known template does
+    not import pint (a third of a second); a mismatch is never cached and is reported every time.
+    """
+    assert part.answer is not None
+    key = f"{template.workload}|{part.answer.text}|{part.unit}"
+    return float(remembered("answer_units", key, lambda: _checked_factor(template, part)))
+
+
+def _checked_factor(template: Template, part: Part) -> float:
     assert part.answer is not None
     where = {"file": template.file, "line": part.line, "field": f"parts.{part.name}.unit"}
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 
+from engine.disk_memo import remembered
 from engine.errors import AnswerFormatError, PerfdrillError
 from engine.generate import ProblemPart
 from engine.units import DIMENSION_EXAMPLES, base_unit_key, parse_quantity, parse_unit
@@ -16,15 +17,19 @@ _SEPARATORS = re.compile(r"\s*(?:,|;|\band\b|\s)\s*")
 def expected_form(part: ProblemPart) -> str:
     """What to type, e.g. "a time, e.g. 12 ms" or "a letter a-d"."""
     if part.kind == "numeric":
-        try:
-            key = base_unit_key(parse_unit(part.unit)) or part.unit
-        except PerfdrillError:
-            key = part.unit
+        key = remembered("unit_kinds", part.unit, lambda: _unit_kind(part.unit))
         return DIMENSION_EXAMPLES.get(key, f"a number in {part.unit}")
     letters = f"a-{chr(ord('a') + len(part.choices) - 1)}"
     if part.kind == "multi":
         return f"letters {letters} separated by commas, or 'none'"
     return f"a letter {letters}, its number, or its text"
+
+
+def _unit_kind(unit: str) -> str:
+    try:
+        return base_unit_key(parse_unit(unit)) or unit
+    except PerfdrillError:
+        return unit
 
 
 def parse_numeric(part: ProblemPart, text: str) -> float:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import TemplateError, UsageError
-from engine.resources import data_dir, user_data_dir
+from engine.resources import data_dir, pickled, user_data_dir
 from engine.templates import DIFFICULTIES, FAMILIES, QUESTION_FILE, Template, load_template
 
 
@@ -55,7 +55,23 @@ def load_folders(folders: Iterable[Path], root: Path) -> list[Template]:
     return [load_template(folder, display_root=display) for folder in folders]
 
 
+_ENGINE_DIR = Path(__file__).resolve().parent
+# The code that turns template files into Template objects; a change to it retires cached banks.
+_LOADER_SOURCES = ("templates.py", "schema_fields.py", "expressions.py", "mistakes.py", "yamlio.py")
+
+
 def _load(extra: tuple[Path, ...]) -> Bank:
+    """The bank, from a pickle when no template file (nor the loader) has changed since."""
+    roots = [builtin_root(), user_data_dir() / "questions", *extra]
+    files = [_ENGINE_DIR / name for name in _LOADER_SOURCES]
+    for root in roots:
+        if root.is_dir():
+            for folder in template_folders(root):
+                files += sorted(path for path in folder.iterdir() if path.is_file())
+    return pickled("bank", files, "bank-1", lambda: _build(extra))
+
+
+def _build(extra: tuple[Path, ...]) -> Bank:
     templates: dict[str, Template] = {}
     builtin = builtin_root()
     for template in load_folders(template_folders(builtin), builtin):

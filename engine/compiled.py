@@ -34,7 +34,9 @@ class QuantityInfo:
     labels: tuple[str, ...] | None
 
 
-def _cache_key() -> str:
+@cache
+def formula_cache_key() -> str:
+    """A hash of every file the compiled formulas come from."""
     digest = hashlib.sha256()
     for name in FORMULA_SOURCES:
         digest.update((_ENGINE_DIR / name).read_bytes())
@@ -44,7 +46,7 @@ def _cache_key() -> str:
 @cache
 def compiled_module(vector: bool = False) -> ModuleType:
     """The compiled formula module, generated with sympy only when the cache lacks it."""
-    path = cache_dir() / f"formulas_{'vector' if vector else 'scalar'}_{_cache_key()}.py"
+    path = cache_dir() / f"formulas_{'vector' if vector else 'scalar'}_{formula_cache_key()}.py"
     if not path.exists():
         from engine.compiler import generate_source
 

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
+import pickle
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -50,3 +57,24 @@ def write_atomically(path: Path, data: bytes) -> None:
     with os.fdopen(handle, "wb") as out:
         out.write(data)
     os.replace(temporary, path)
+
+
+def pickled(kind: str, sources: list[Path], version: str, build: Callable[[], T]) -> T:
+    """`build()`, kept as a pickle under a hash of `sources`' paths and bytes and `version`.
+
+    A changed file gives a new hash, so a stale result is never served; a torn or unreadable
+    pickle is rebuilt, never trusted. Errors from `build` propagate and nothing is stored.
+    """
+    digest = hashlib.sha256(version.encode())
+    for path in sources:
+        digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+    cached = cache_dir() / f"{kind}_{digest.hexdigest()[:16]}.pickle"
+    if cached.exists():
+        try:
+            return pickle.loads(cached.read_bytes())
+        except Exception:
+            pass
+    result = build()
+    with contextlib.suppress(OSError):  # a read-only cache only costs speed
+        write_atomically(cached, pickle.dumps(result))
+    return result

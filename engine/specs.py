@@ -5,8 +5,6 @@ A bad entry fails here, naming file, entry, field and line, never halfway throug
 
 from __future__ import annotations
 
-import hashlib
-import pickle
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -14,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import SpecError, UnitError
-from engine.resources import cache_dir, data_dir, user_data_dir, write_atomically
+from engine.resources import data_dir, pickled, user_data_dir
 from engine.units import parse_quantity
 from engine.yamlio import LineMap, load_yaml
 
@@ -161,24 +159,15 @@ def _load_cached(dirs: tuple[Path, ...]) -> SpecBook:
     """Validated specs; the result is pickled under a hash of the files, so a later run with the
     same files skips YAML parsing and unit conversion (and the pint import) entirely."""
     files = [path for directory in dirs for path in sorted(directory.glob("*.yaml"))]
-    digest = hashlib.sha256(_SCHEMA_VERSION.encode())
-    for path in files:
-        digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
-    cached = cache_dir() / f"specs_{digest.hexdigest()[:16]}.pickle"
-    if cached.exists():
-        try:
-            book = pickle.loads(cached.read_bytes())
-            if isinstance(book, SpecBook):
-                return book
-        except Exception:  # a stale or torn cache is rebuilt, never trusted
-            pass
-    chips: dict[str, Chip] = {}
-    models: dict[str, Model] = {}
-    for path in files:
-        _load_file(path, chips, models)
-    book = SpecBook(chips, models)
-    write_atomically(cached, pickle.dumps(book))
-    return book
+
+    def build() -> SpecBook:
+        chips: dict[str, Chip] = {}
+        models: dict[str, Model] = {}
+        for path in files:
+            _load_file(path, chips, models)
+        return SpecBook(chips, models)
+
+    return pickled("specs", files, _SCHEMA_VERSION, build)
 
 
 def load_specs(extra: Iterable[Path] = ()) -> SpecBook:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from engine.errors import UsageError
+from engine.generate import variant_seed
 from engine.practice import Plan
 from engine.progress import ProgressStore
 from engine.templates import DIFFICULTIES, FAMILIES
@@ -25,7 +26,8 @@ def register(commands: Any) -> None:
     practice.add_argument("--endless", action="store_true", help="keep asking until you stop")
     practice.add_argument("--chip", action="append", default=[], metavar="ID", help="only this chip")
     practice.add_argument("--model", action="append", default=[], metavar="ID", help="only this model")
-    practice.add_argument("--seed", type=int, default=0, help="seed of the set (default: random)")
+    practice.add_argument("--question", action="append", default=[], metavar="ID", help="ask this question")
+    practice.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
     practice.add_argument("--start", action="store_true", help="skip the start screen")
     practice.add_argument("--resume", action="store_true", help="continue the interrupted session")
     add_questions_option(practice)
@@ -49,6 +51,7 @@ def run_practice(args: argparse.Namespace) -> int:
         chips=tuple(args.chip),
         models=tuple(args.model),
         seed=args.seed,
+        items=tuple((question, variant_seed(args.seed, i)) for i, question in enumerate(args.question)),
     )
     store = ProgressStore()
     from tui.app import PerfdrillApp  # Textual loads only for the TUI

@@ -14,28 +14,7 @@ from engine.bank import load_folders
 from engine.generate import Problem, generate
 from engine.grading import grade, grade_part
 from engine.specs import load_specs
-from tests.helpers import write_template
-
-MATMUL = """
-id: matmul/h100-4096
-title: 4096 cubed on an H100
-family: matmul
-difficulty: easy
-workload: matmul
-parameters:
-  chip: {chip: {ids: [h100-sxm]}}
-scenario: {chip: chip, dtype: bf16}
-inputs: {m: 4096, k: 4096, n: 4096, activation_bytes: 2, weight_bytes_per_param: 2}
-parts:
-  - {name: flops, kind: numeric, prompt: FLOPs?, answer: flops, unit: GFLOP, mistakes: [matmul-missing-2]}
-  - name: runtime
-    kind: numeric
-    prompt: Runtime?
-    answer: runtime
-    unit: us
-    mistakes: [sparse-peak, summed-not-max, unit-slip-high, unit-slip-low]
-  - {name: bound, kind: choice, prompt: Bound?, answer: bound}
-"""
+from tests.helpers import MATMUL, RIDGE, write_template
 
 KV = """
 id: kv_cache/llama2-7b
@@ -80,19 +59,6 @@ parts:
     unit: GB
     mistakes: [gib-as-gb, fp32-bytes]
   - {name: fits, kind: choice, prompt: Fits in 80 GB?, answer: score_matrix_fits}
-"""
-
-RIDGE = """
-id: roofline/l4-ridge
-title: The workshop's L4 ridge
-family: roofline
-difficulty: easy
-workload: roofline
-parameters:
-  chip: {chip: {ids: [l4]}}
-scenario: {chip: chip, dtype: bf16}
-parts:
-  - {name: ridge, kind: numeric, prompt: Ridge?, answer: ridge_point, unit: FLOP/B, mistakes: [sparse-peak]}
 """
 
 

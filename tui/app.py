@@ -16,7 +16,7 @@ from engine.bank import Bank, load_bank
 from engine.errors import PerfdrillError
 from engine.generate import Problem
 from engine.practice import Plan, Practice
-from engine.progress import ProgressStore
+from engine.progress import Attempt, ProgressStore
 from engine.specs import SpecBook, load_specs
 from engine.units import registry
 from tui import messages
@@ -35,6 +35,7 @@ class PerfdrillApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("question_mark", "help", "Help", key_display="?", priority=True),
+        Binding("f1", "help", "Help", show=False, priority=True),  # "?" types into answer fields
     ]
 
     def __init__(
@@ -62,11 +63,14 @@ class PerfdrillApp(App[None]):
         self.show_specs = False
 
     def on_mount(self) -> None:
-        self.push_screen(self._start_screen())
+        if not (self.start_at_once or self.resume_at_once):
+            self.push_screen(self._start_screen())  # else it is made on the way back from the summary
         self.load_bank()
 
     def _start_screen(self) -> StartScreen:
-        return StartScreen(self.defaults, self.store.unfinished(), history_line(self.store.family_stats()))
+        ids = (sorted(self.specs.chips), sorted(self.specs.models)) if self.specs is not None else None
+        unfinished, history = self.store.unfinished(), history_line(self.store.family_stats())
+        return StartScreen(self.defaults, unfinished, history, ids)
 
     @work(thread=True, exit_on_error=False)
     def load_bank(self) -> None:
@@ -76,7 +80,6 @@ class PerfdrillApp(App[None]):
             self.call_from_thread(self.exit, None, 2, f"perfdrill: error: {exc.one_line()}")
             return
         self.call_from_thread(self._bank_loaded, bank, specs)
-        registry()  # answers are read with pint: load it now, not on the first keystroke
 
     def _bank_loaded(self, bank: Bank, specs: SpecBook) -> None:
         self.bank, self.specs = bank, specs
@@ -84,6 +87,9 @@ class PerfdrillApp(App[None]):
             self.post_message(messages.ResumeSession())
         elif self.start_at_once:
             self.post_message(messages.StartSession(self.defaults))
+        elif self.resume_at_once:
+            self.push_screen(self._start_screen())
+            self.notify("There is no interrupted session to continue.")
         for screen in self.screen_stack:
             if isinstance(screen, StartScreen):
                 screen.bank_ready(sorted(specs.chips), sorted(specs.models))
@@ -132,23 +138,33 @@ class PerfdrillApp(App[None]):
             problem, self.state.progress_label(), self.clock(), show_specs=self.show_specs
         )
         self._show(screen)
+        self.call_after_refresh(self.load_units)
+
+    @work(thread=True, exclusive=True, group="units")
+    def load_units(self) -> None:
+        """Answers are read with pint: import it while the first question is being read."""
+        registry()
 
     def _show(self, screen: Screen[None]) -> None:
         """Replace the session screen on top, or put the first one above the start screen."""
-        if isinstance(self.screen, StartScreen):
+        if isinstance(self.screen, StartScreen) or len(self.screen_stack) == 1:
             self.push_screen(screen)
         else:
             self.switch_screen(screen)
 
     @on(messages.Submitted)
     def grade_answers(self, message: messages.Submitted) -> None:
-        assert self.state is not None
+        state = self.state
+        assert state is not None
+        result, attempt = state.grade(message.problem, message.answers, message.hints, message.started)
+        self._show(FeedbackScreen(message.problem, result, message.answers, state.progress_label()))
+        self.call_after_refresh(self._save, state, attempt)  # the feedback first, then the disk
+
+    def _save(self, state: SessionState, attempt: Attempt) -> None:
         try:
-            result = self.state.submit(message.problem, message.answers, message.hints, message.started)
+            state.save(attempt)
         except PerfdrillError as exc:
-            self.notify(exc.one_line(), title="Not saved", severity="error")
-            return
-        self._show(FeedbackScreen(message.problem, result, message.answers, self.state.progress_label()))
+            self.notify(exc.one_line(), title="Progress not saved", severity="error")
 
     @on(messages.NextQuestion)
     def next_question(self) -> None:
@@ -181,7 +197,11 @@ class PerfdrillApp(App[None]):
         self.pop_screen()
         if isinstance(self.screen, StartScreen):
             self.screen.show_history(self.store.unfinished(), history_line(self.store.family_stats()))
+        else:  # the session was started from the command line, past the start screen
+            self.push_screen(self._start_screen())
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+        else:
             self.push_screen(HelpScreen())

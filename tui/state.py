@@ -28,7 +28,9 @@ class SessionState:
     def resume(
         cls, stored: StoredSession, practice: Practice, store: ProgressStore, clock: Callable[[], float]
     ) -> SessionState:
-        return cls(practice, store, stored.id, clock, stored.position, attempts=list(stored.attempts))
+        answered = any(attempt.position == stored.position for attempt in stored.attempts)
+        position = stored.position + 1 if answered else stored.position  # quit on its feedback
+        return cls(practice, store, stored.id, clock, position, attempts=list(stored.attempts))
 
     @property
     def total(self) -> int | None:
@@ -52,13 +54,18 @@ class SessionState:
         self.retries += 1
         return self.practice.fresh_variant(problem, self.retries)
 
-    def submit(self, problem: Problem, answers: Mapping[str, str], hints: int, started: float) -> Grade:
-        """Grade and save one attempt; the caller has already checked every answer parses."""
+    def grade(
+        self, problem: Problem, answers: Mapping[str, str], hints: int, started: float
+    ) -> tuple[Grade, Attempt]:
+        """Grade one attempt; the caller has already checked every answer parses."""
         result = grade(problem, answers)
-        attempt = Attempt.of(self.position, problem, answers, result, hints, max(0.0, self.clock() - started))
+        seconds = max(0.0, self.clock() - started)
+        return result, Attempt.of(self.position, problem, answers, result, hints, seconds)
+
+    def save(self, attempt: Attempt) -> None:
+        """One transaction per attempt, so a crash loses at most the attempt in flight."""
         self.store.record_attempt(self.session_id, attempt)
         self.attempts.append(attempt)
-        return result
 
     def advance(self) -> None:
         self.position += 1

@@ -18,6 +18,16 @@ from engine.spec_tables import spec_tables
 from tui.chart import roofline_text
 
 
+class TitleBar(Static):
+    """One line across the top: the app, then where you are."""
+
+    def __init__(self, where: str = "") -> None:
+        text = Text.assemble(("perfdrill", "bold"), "  GPU & LLM performance practice")
+        if where:
+            text.append(f"  ·  {where}", style="dim")
+        super().__init__(text, id="title-bar")
+
+
 def letter(index: int) -> str:
     return chr(ord("a") + index)
 
@@ -118,7 +128,8 @@ class RooflineChart(Static):
         self.border_title = "Roofline"
 
     def on_resize(self) -> None:
-        self.draw(self.content_size.width)
+        # After the screen is painted: the feedback above the chart must not wait for it.
+        self.call_after_refresh(self.draw, self.content_size.width)
 
     @work(thread=True, exclusive=True, group="chart")
     def draw(self, width: int) -> None:

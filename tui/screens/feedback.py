@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Collapsible, Footer, Header, Markdown, Static
+from textual.widgets import Footer, Static
 
 from engine.export import explanation_markdown
 from engine.generate import Problem
 from engine.grading import Grade
 from engine.mistakes import CATALOGUE
 from tui.messages import EndSession, FreshVariant, NextQuestion
-from tui.widgets import RooflineChart, letter, read_answer
+from tui.widgets import RooflineChart, TitleBar, letter, read_answer
 
 _STATUS = {"correct": ("✓ correct", "bold green"), "incorrect": ("✗ wrong", "bold red")}
 
@@ -62,7 +63,7 @@ class FeedbackScreen(Screen[None]):
         grade = self.grade
         right = sum(g.status == "correct" for g in grade.parts.values())
         style = "green" if grade.score >= 1 else "red" if grade.score == 0 else "yellow"
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="feedback"):
             yield Static(
                 Text.assemble(
@@ -86,8 +87,10 @@ class FeedbackScreen(Screen[None]):
                     )
             if self.problem.roofline is not None:
                 yield RooflineChart(self.problem.roofline)
-            with Collapsible(title="Worked explanation (x)", collapsed=True, id="explanation"):
-                yield Markdown(explanation_markdown(self.problem))
+            yield Static(Text("▶ Worked explanation: press x", style="bold"), id="explanation-title")
+            explanation = Static(Markdown(explanation_markdown(self.problem)), id="explanation")
+            explanation.display = False
+            yield explanation
         yield Footer()
 
     def action_next(self) -> None:
@@ -97,10 +100,15 @@ class FeedbackScreen(Screen[None]):
         self.post_message(FreshVariant(self.problem))
 
     def action_explanation(self) -> None:
-        explanation = self.query_one("#explanation", Collapsible)
-        explanation.collapsed = not explanation.collapsed
-        if not explanation.collapsed:
-            self.query_one("#feedback", VerticalScroll).scroll_to_widget(explanation, top=True)
+        explanation = self.query_one("#explanation", Static)
+        explanation.display = not explanation.display
+        arrow = "▼" if explanation.display else "▶"
+        self.query_one("#explanation-title", Static).update(
+            Text(f"{arrow} Worked explanation: press x", style="bold")
+        )
+        if explanation.display:
+            title = self.query_one("#explanation-title", Static)
+            self.query_one("#feedback", VerticalScroll).scroll_to_widget(title, top=True, animate=False)
 
     def action_end(self) -> None:
         self.post_message(EndSession())

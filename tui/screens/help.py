@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Static
 
 HELP = """\
 # perfdrill: keys
@@ -23,7 +24,7 @@ HELP = """\
 | `R` | summary | practise the missed questions again |
 | `Esc` | anywhere | back out (a question or feedback ends the session) |
 | `Ctrl+Q` | anywhere | quit; the session can be continued from the start screen |
-| `?` | anywhere | this help |
+| `?` / `F1` | anywhere (`F1` in an answer field) | this help |
 
 ## Typing answers
 
@@ -38,11 +39,11 @@ Progress is saved after every graded answer (`perfdrill stats` summarises it).
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q", "dismiss", "Close")]  # ? and F1 toggle it from the app
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Markdown(HELP)
+            yield Static(Markdown(HELP))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

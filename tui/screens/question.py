@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Markdown, Static
+from textual.widgets import Footer, Input, Static
 
 from engine.generate import Problem
 from engine.templates import FAMILIES
 from tui.messages import EndSession, SpecsToggled, Submitted
-from tui.widgets import PartInput, SpecPanel, letter
+from tui.widgets import PartInput, SpecPanel, TitleBar, letter
 
 
 class QuestionScreen(Screen[None]):
@@ -21,6 +22,7 @@ class QuestionScreen(Screen[None]):
         Binding("ctrl+b", "toggle_specs", "Specs", priority=True),
         Binding("escape", "end", "End session"),
     ]
+    AUTO_FOCUS = ".answer"  # the first answer field, focused before the first paint
 
     def __init__(self, problem: Problem, progress: str, started: float, *, show_specs: bool) -> None:
         super().__init__(classes="session")
@@ -32,7 +34,7 @@ class QuestionScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         template = self.problem.template
-        yield Header()
+        yield TitleBar()
         with Horizontal():
             with VerticalScroll(id="question"):
                 yield Static(
@@ -40,17 +42,14 @@ class QuestionScreen(Screen[None]):
                     f" · question {self.progress} · {self.problem.id} #{self.problem.seed}[/]",
                     id="question-title",
                 )
-                yield Markdown(self.problem.prompt, id="prompt")
+                yield Static(Markdown(self.problem.prompt), id="prompt")
                 for index, part in enumerate(self.problem.parts):
                     yield PartInput(index, part)
-                yield Markdown("", id="hints")
+                yield Static("", id="hints")
             panel = SpecPanel(self.problem)
             panel.display = self.show_specs
             yield panel
         yield Footer()
-
-    def on_mount(self) -> None:
-        self.query(Input).first().focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         inputs = list(self.query(Input))
@@ -85,9 +84,9 @@ class QuestionScreen(Screen[None]):
             return
         self.hints_shown += 1
         shown = "\n".join(f"{i + 1}. {hint}" for i, hint in enumerate(hints[: self.hints_shown]))
-        hints_view = self.query_one("#hints", Markdown)
-        hints_view.update(f"**Hints** ({self.hints_shown}/{len(hints)})\n\n{shown}")
-        self.query_one("#question", VerticalScroll).scroll_to_widget(hints_view)
+        hints_view = self.query_one("#hints", Static)
+        hints_view.update(Markdown(f"**Hints** ({self.hints_shown}/{len(hints)})\n\n{shown}"))
+        self.query_one("#question", VerticalScroll).scroll_to_widget(hints_view, animate=False)
 
     def action_toggle_specs(self) -> None:
         panel = self.query_one(SpecPanel)

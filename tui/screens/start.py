@@ -11,13 +11,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
 
 from engine.errors import PerfdrillError
 from engine.practice import Plan
 from engine.progress import FamilyStats, StoredSession
 from engine.templates import DIFFICULTIES, FAMILIES
 from tui.messages import ResumeSession, StartSession
+from tui.widgets import TitleBar
 
 _ANY = "any"
 
@@ -45,16 +46,23 @@ class StartScreen(Screen[None]):
         Binding("escape", "app.quit", "Quit", show=False),
     ]
 
-    def __init__(self, defaults: Plan, unfinished: StoredSession | None, history: Text) -> None:
+    def __init__(
+        self,
+        defaults: Plan,
+        unfinished: StoredSession | None,
+        history: Text,
+        spec_ids: tuple[list[str], list[str]] | None = None,
+    ) -> None:
         super().__init__()
         self.defaults = defaults
         self.unfinished = unfinished
         self.history = history
+        self.spec_ids = spec_ids  # chip and model ids, once the bank has loaded
         self.ready = False
 
     def compose(self) -> ComposeResult:
         plan = self.defaults
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="start"):
             families = SelectionList[str](
                 *((label, family, family in plan.families) for family, label in FAMILIES.items()),
@@ -108,10 +116,16 @@ class StartScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#families", SelectionList).focus()
         self.show_history(self.unfinished, self.history)
+        if self.spec_ids is not None:
+            self.bank_ready(*self.spec_ids)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.unfinished is not None if action == "resume" else True
 
     def show_history(self, unfinished: StoredSession | None, history: Text) -> None:
         """Offer to continue `unfinished`, if any, and show the practice history line."""
         self.unfinished = unfinished
+        self.refresh_bindings()
         button = self.query_one("#resume-button", Button)
         button.display = unfinished is not None
         if unfinished is not None:

@@ -8,11 +8,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from engine.progress import SessionSummary
 from engine.templates import FAMILIES
 from tui.messages import BackToStart, StartSession
+from tui.widgets import TitleBar
 
 
 def duration(seconds: float) -> str:
@@ -37,7 +38,7 @@ class SummaryScreen(Screen[None]):
         summary = self.summary
         attempts = sum(row[1] for row in summary.by_family)
         correct = sum(row[2] for row in summary.by_family)
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="summary"):
             headline = (
                 f"{correct}/{attempts} answered fully right · {duration(summary.seconds)} on questions"
@@ -51,7 +52,7 @@ class SummaryScreen(Screen[None]):
                     table.add_column(column, justify="left" if column == "family" else "right")
                 for family, count, right, score in summary.by_family:
                     table.add_row(FAMILIES.get(family, family), str(count), str(right), f"{score:.0%}")
-                yield Static(table, id="families")
+                yield Static(table, id="families-table")
             missed = Text("Missed", style="bold")
             for attempt in summary.missed:
                 missed.append(f"\n  {attempt.title}  ", style="")

@@ -1,0 +1,35 @@
+"""The TUI in a real terminal: runs tests/tmux_session.sh where tmux can start a server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _tmux_works() -> bool:
+    if shutil.which("tmux") is None or shutil.which("perfdrill") is None:
+        return False
+    probe = subprocess.run(
+        ["tmux", "-L", f"probe-{os.getpid()}", "-f", "/dev/null", "new-session", "-d", "true"],
+        capture_output=True,
+        check=False,
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _tmux_works(), reason="tmux (or an installed perfdrill) is not available here")
+def test_answer_one_question_by_keystrokes_and_quit() -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", str(ROOT / "tests" / "tmux_session.sh")], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "quit cleanly" in done.stdout

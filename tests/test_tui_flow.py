@@ -1,0 +1,248 @@
+"""The practice TUI driven by keystrokes through Textual's pilot, on hand-checked questions.
+
+The H100 matmul: 2·4096³ = 137.4 GFLOP, 138.97 µs at 989 TFLOP/s, compute-bound. Forgetting the
+2 gives 68.7 GFLOP. The L4 ridge is 121 TFLOP/s / 300 GB/s = 403 FLOP/byte.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from rich.console import Console, ConsoleRenderable
+from rich.markdown import Markdown
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from engine.mistakes import CATALOGUE
+from engine.practice import Plan
+from engine.progress import ProgressStore
+from tests.helpers import hand_checked_bank
+from tui.app import PerfdrillApp
+from tui.screens.feedback import FeedbackScreen
+from tui.screens.help import HelpScreen
+from tui.screens.question import QuestionScreen
+from tui.screens.start import StartScreen
+from tui.screens.summary import SummaryScreen
+
+TWO_QUESTIONS = Plan(items=(("matmul/h100-4096", 1), ("roofline/l4-ridge", 1)), seed=3)
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> Callable[..., PerfdrillApp]:
+    questions = hand_checked_bank(tmp_path / "questions")
+
+    def make(**options: object) -> PerfdrillApp:
+        store = ProgressStore(tmp_path / "progress.sqlite3")
+        options.setdefault("plan", TWO_QUESTIONS)
+        return PerfdrillApp(store, questions=[questions], clock=lambda: 0.0, **options)  # type: ignore[arg-type]
+
+    return make
+
+
+async def wait_for(pilot: Pilot[None], screen: type, timeout: float = 15.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if isinstance(pilot.app.screen, screen) and pilot.app.screen.is_mounted:
+            await pilot.pause()
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{screen.__name__} never showed; on {type(pilot.app.screen).__name__}")
+
+
+async def answer(pilot: Pilot[None], *texts: str) -> None:
+    """Type each answer into its field and press Enter, as a person would."""
+    for text in texts:
+        assert isinstance(pilot.app.focused, Input)
+        await pilot.press(*text, "enter")
+
+
+def _markup(widget: Static) -> str:
+    content = widget.content
+    assert isinstance(content, Markdown)
+    return content.markup
+
+
+def screen_text(pilot: Pilot[None]) -> str:
+    """The plain text of every Static on screen, tables included."""
+    console = Console(width=120, record=True, file=io.StringIO(), color_system=None)
+    for widget in pilot.app.screen.query(Static):
+        content = widget.content
+        console.print(content if isinstance(content, ConsoleRenderable) else str(content))
+    return console.export_text()
+
+
+async def test_correct_answers_score_full_marks_and_are_saved(make_app: Callable[..., PerfdrillApp]) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await answer(pilot, "137 GFLOP", "139 us", "compute")
+        await wait_for(pilot, FeedbackScreen)
+        assert app.screen.grade.score == 1.0
+        assert screen_text(pilot).count("✓ correct") == 3
+    (attempt,) = app.store.session(1).attempts
+    assert (attempt.question, attempt.score) == ("matmul/h100-4096", 1.0)
+    assert attempt.answers == {"flops": "137 GFLOP", "runtime": "139 us", "bound": "compute"}
+
+
+async def test_a_wrong_answer_names_the_mistake(make_app: Callable[..., PerfdrillApp]) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await answer(pilot, "68.7 GFLOP", "139 us", "compute")
+        await wait_for(pilot, FeedbackScreen)
+        assert app.screen.grade.parts["flops"].mistake == "matmul-missing-2"
+        assert CATALOGUE["matmul-missing-2"].title in screen_text(pilot)
+    (attempt,) = app.store.session(1).attempts
+    assert attempt.mistakes == ("matmul-missing-2",)
+
+
+async def test_invalid_input_is_flagged_as_typed_and_costs_no_attempt(
+    make_app: Callable[..., PerfdrillApp],
+) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await pilot.press(*"137 GFLOP", "enter", *"139 GB")
+        reading = app.screen.query(".reading").results(Static)
+        texts = [str(widget.render()) for widget in reading]
+        assert texts[0].startswith("✓ read as 137 GFLOP")
+        assert texts[1].startswith("✗") and "time" in texts[1]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+    assert app.store.session(1).attempts == ()
+
+
+async def test_hints_come_one_at_a_time(make_app: Callable[..., PerfdrillApp]) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        hints = _markup(app.screen.query_one("#hints", Static))
+        assert "one multiply and one add" in hints and "Compare the time" not in hints
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert "Compare the time" in _markup(app.screen.query_one("#hints", Static))
+        await answer(pilot, "137 GFLOP", "139 us", "compute")
+        await wait_for(pilot, FeedbackScreen)
+    assert app.store.session(1).attempts[0].hints == 2
+
+
+async def test_the_worked_explanation_expands(make_app: Callable[..., PerfdrillApp]) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await answer(pilot, "137 GFLOP", "139 us", "compute")
+        await wait_for(pilot, FeedbackScreen)
+        explanation = app.screen.query_one("#explanation", Static)
+        assert not explanation.display
+        await pilot.press("x")
+        await pilot.pause()
+        assert explanation.display
+        text = _markup(explanation)
+        assert "137 GFLOP" in text and "989 TFLOP/s" in text and "compute" in text
+
+
+async def test_a_whole_session_ends_in_a_summary_with_the_missed_question(
+    make_app: Callable[..., PerfdrillApp],
+) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await answer(pilot, "137 GFLOP", "139 us", "compute")
+        await wait_for(pilot, FeedbackScreen)
+        await pilot.press("n")
+        await wait_for(pilot, QuestionScreen)
+        assert app.screen.problem.id == "roofline/l4-ridge"
+        await answer(pilot, "806")  # the 2:4-sparse peak doubles the ridge
+        await wait_for(pilot, FeedbackScreen)
+        assert app.screen.grade.parts["ridge"].mistake == "sparse-peak"
+        await pilot.press("n")
+        await wait_for(pilot, SummaryScreen)
+        summary = app.screen.summary
+        by_family = [(family, count, right) for family, count, right, _ in summary.by_family]
+        assert by_family == [("matmul", 1, 1), ("roofline", 1, 0)]
+        assert [a.question for a in summary.missed] == ["roofline/l4-ridge"]
+        await pilot.press("r")  # retry the missed one, as a fresh variant
+        await wait_for(pilot, QuestionScreen)
+        assert app.screen.problem.id == "roofline/l4-ridge"
+        await answer(pilot, "403")
+        await wait_for(pilot, FeedbackScreen)
+        assert app.screen.grade.score == 1.0
+
+
+async def test_quit_mid_session_and_continue_where_it_stopped(make_app: Callable[..., PerfdrillApp]) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await answer(pilot, "137 GFLOP", "139 us", "compute")
+        await wait_for(pilot, FeedbackScreen)
+        await pilot.press("ctrl+q")  # quit on the feedback, before moving on
+    assert app.return_code == 0
+
+    again = make_app()
+    async with again.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, StartScreen)
+        for _ in range(100):
+            if again.screen.ready:
+                break
+            await pilot.pause(0.05)
+        assert "Continue 1/2" in str(again.screen.query_one("#resume-button").label)
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, QuestionScreen)
+        assert again.screen.problem.id == "roofline/l4-ridge"  # the answered question is not asked again
+        assert "2/2" in again.screen.progress
+
+
+async def test_escape_backs_out_and_help_opens_anywhere(make_app: Callable[..., PerfdrillApp]) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await pilot.press("question_mark")  # typed into the answer field, where F1 is help
+        assert isinstance(app.screen, QuestionScreen) and app.focused.value == "?"  # type: ignore[union-attr]
+        await pilot.press("f1")
+        await wait_for(pilot, HelpScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, QuestionScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, SummaryScreen)
+        assert "No question was answered" in screen_text(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, HelpScreen)
+        await pilot.press("question_mark")
+        await wait_for(pilot, SummaryScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, StartScreen)
+        assert app.store.unfinished() is None  # backing out ends the session; only a quit leaves it open
+
+
+async def test_start_screen_rejects_unknown_chips_in_one_line(make_app: Callable[..., PerfdrillApp]) -> None:
+    app = make_app(plan=Plan(chips=("h100",)))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, StartScreen)
+        for _ in range(100):
+            if app.screen.ready:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        (notice,) = app._notifications
+        assert "unknown chip 'h100'" in notice.message and "\n" not in notice.message
+
+
+async def test_no_color_keeps_every_verdict_readable(
+    make_app: Callable[..., PerfdrillApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(start=True)
+    assert app.no_color
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await answer(pilot, "68.7 GFLOP", "139 us", "memory")
+        await wait_for(pilot, FeedbackScreen)
+        text = screen_text(pilot)
+        assert text.count("✓ correct") == 1 and text.count("✗ wrong") == 2
