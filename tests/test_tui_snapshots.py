@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from engine.practice import Plan
 from engine.progress import ProgressStore
@@ -33,6 +34,8 @@ async def _settle(pilot: Pilot[None], screen_name: str) -> None:
             break
         await pilot.pause(0.05)
     await pilot.app.workers.wait_for_complete()
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False  # a blinking cursor would make the picture depend on timing
     await pilot.pause()
 
 

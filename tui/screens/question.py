@@ -86,7 +86,8 @@ class QuestionScreen(Screen[None]):
         shown = "\n".join(f"{i + 1}. {hint}" for i, hint in enumerate(hints[: self.hints_shown]))
         hints_view = self.query_one("#hints", Static)
         hints_view.update(Markdown(f"**Hints** ({self.hints_shown}/{len(hints)})\n\n{shown}"))
-        self.query_one("#question", VerticalScroll).scroll_to_widget(hints_view, animate=False)
+        scroller = self.query_one("#question", VerticalScroll)
+        self.call_after_refresh(scroller.scroll_to_widget, hints_view, animate=False)  # once laid out
 
     def action_toggle_specs(self) -> None:
         panel = self.query_one(SpecPanel)
