@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from engine.answer_units import answer_factor
@@ -58,7 +59,12 @@ class Problem:
     insights: tuple[str, ...]
     chips: tuple[Chip, ...]  # the specs the variant drew, for spec panels and printed tables
     models: tuple[Model, ...]
-    roofline: RooflineView | None
+    variant: Variant = field(repr=False, compare=False)
+
+    @cached_property
+    def roofline(self) -> RooflineView | None:
+        """The variant on the roofline, worked out only for screens and prints that draw it."""
+        return roofline_view(self.variant)
 
     @property
     def id(self) -> str:
@@ -156,7 +162,7 @@ def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
         insights=tuple(sentences),
         chips=_drawn(variant, Chip),
         models=_drawn(variant, Model),
-        roofline=roofline_view(variant),
+        variant=variant,
     )
 
 
