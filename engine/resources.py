@@ -52,7 +52,15 @@ def cache_dir() -> Path:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write through a temporary file and rename, so a reader never sees half a file."""
+    """Write through a temporary file and rename, so a reader never sees half a file.
+
+    A target that exists but is not a regular file (`-o /dev/null`, a pipe) is written to directly:
+    renaming over it would replace the device with a file.
+    """
+    if path.exists() and not path.is_file():
+        with open(path, "wb") as out:
+            out.write(data)
+        return
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(handle, "wb") as out:
         out.write(data)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +151,17 @@ def test_list_json(run_cli) -> None:
     rows = json.loads(out)
     assert code == 0 and len(rows) == len(BANK.templates)
     assert set(rows[0]) >= {"id", "title", "family", "difficulty"}
+
+
+def test_output_to_a_device_or_pipe_keeps_it_one(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """`-o /dev/null` or a pipe is written through; renaming over it would replace the device."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))
+    reader.start()
+    code, _, err = run_cli("generate", "--count", "1", "--seed", "3", "-o", str(pipe))
+    reader.join(timeout=30)
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+    assert received and received[0].startswith(b"# perfdrill problem set")
