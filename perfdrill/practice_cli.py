@@ -11,23 +11,18 @@ from engine.errors import UsageError
 from engine.generate import variant_seed
 from engine.practice import Plan
 from engine.progress import ProgressStore
-from engine.templates import DIFFICULTIES, FAMILIES
-from perfdrill.questions_cli import add_questions_option
+from engine.templates import FAMILIES
+from perfdrill.questions_cli import add_questions_option, add_set_options
 from perfdrill.specs_command import add_specs_option
 
 
 def register(commands: Any) -> None:
     practice = commands.add_parser("practice", help="practise in the terminal (what bare `perfdrill` does)")
-    practice.add_argument(
-        "--family", action="append", default=[], choices=list(FAMILIES), help="only this family"
-    )
-    practice.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
-    practice.add_argument("--count", type=int, default=10, help="questions in the session (default 10)")
+    add_set_options(practice, "questions in the session")
     practice.add_argument("--endless", action="store_true", help="keep asking until you stop")
     practice.add_argument("--chip", action="append", default=[], metavar="ID", help="only this chip")
     practice.add_argument("--model", action="append", default=[], metavar="ID", help="only this model")
     practice.add_argument("--question", action="append", default=[], metavar="ID", help="ask this question")
-    practice.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
     practice.add_argument("--start", action="store_true", help="skip the start screen")
     practice.add_argument("--resume", action="store_true", help="continue the interrupted session")
     add_questions_option(practice)

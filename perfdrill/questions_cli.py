@@ -21,6 +21,16 @@ from engine.templates import DIFFICULTIES, FAMILIES
 from perfdrill.specs_command import add_specs_option
 
 
+def add_set_options(parser: Any, what: str) -> None:
+    """How many questions, from which families and difficulty, with which seed."""
+    parser.add_argument("--count", type=int, default=10, help=f"number of {what} (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
+    parser.add_argument(
+        "--family", action="append", default=[], choices=list(FAMILIES), help="only this family"
+    )
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
+
+
 def add_questions_option(parser: Any) -> None:
     parser.add_argument(
         "--questions", type=Path, action="append", default=[], metavar="DIR", help="extra template folder"
@@ -34,10 +44,7 @@ def register(commands: Any) -> None:
     listing.set_defaults(handler=run_list)
 
     gen = commands.add_parser("generate", help="generate a problem set with answers")
-    gen.add_argument("--count", type=int, default=10, help="number of problems (default 10)")
-    gen.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
-    gen.add_argument("--family", action="append", default=[], choices=list(FAMILIES), help="only this family")
-    gen.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
+    add_set_options(gen, "problems")
     gen.add_argument("--format", choices=("md", "json"), default="md", help="output format (default md)")
     gen.add_argument("--answers", choices=ANSWER_MODES, default="key", help="where answers go")
     gen.add_argument("--title", default="perfdrill problem set", help="title of a Markdown set")

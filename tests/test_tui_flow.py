@@ -51,11 +51,30 @@ async def wait_for(pilot: Pilot[None], screen: type, timeout: float = 15.0) -> N
     raise AssertionError(f"{screen.__name__} never showed; on {type(pilot.app.screen).__name__}")
 
 
+async def start_screen_ready(pilot: Pilot[None]) -> None:
+    """Wait for the start screen, and for the bank behind it to load."""
+    await wait_for(pilot, StartScreen)
+    for _ in range(300):
+        if pilot.app.screen.ready:  # type: ignore[attr-defined]
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the question bank never loaded")
+
+
 async def answer(pilot: Pilot[None], *texts: str) -> None:
     """Type each answer into its field and press Enter, as a person would."""
     for text in texts:
         assert isinstance(pilot.app.focused, Input)
         await pilot.press(*text, "enter")
+
+
+async def submit(pilot: Pilot[None], *texts: str) -> FeedbackScreen:
+    """Answer the question on screen; the feedback screen that follows."""
+    await wait_for(pilot, QuestionScreen)
+    await answer(pilot, *texts)
+    await wait_for(pilot, FeedbackScreen)
+    assert isinstance(pilot.app.screen, FeedbackScreen)
+    return pilot.app.screen
 
 
 def _markup(widget: Static) -> str:
@@ -76,9 +95,7 @@ def screen_text(pilot: Pilot[None]) -> str:
 async def test_correct_answers_score_full_marks_and_are_saved(make_app: Callable[..., PerfdrillApp]) -> None:
     app = make_app(start=True)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, QuestionScreen)
-        await answer(pilot, "137 GFLOP", "139 us", "compute")
-        await wait_for(pilot, FeedbackScreen)
+        await submit(pilot, "137 GFLOP", "139 us", "compute")
         assert app.screen.grade.score == 1.0
         assert screen_text(pilot).count("✓ correct") == 3
     (attempt,) = app.store.session(1).attempts
@@ -89,9 +106,7 @@ async def test_correct_answers_score_full_marks_and_are_saved(make_app: Callable
 async def test_a_wrong_answer_names_the_mistake(make_app: Callable[..., PerfdrillApp]) -> None:
     app = make_app(start=True)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, QuestionScreen)
-        await answer(pilot, "68.7 GFLOP", "139 us", "compute")
-        await wait_for(pilot, FeedbackScreen)
+        await submit(pilot, "68.7 GFLOP", "139 us", "compute")
         assert app.screen.grade.parts["flops"].mistake == "matmul-missing-2"
         assert CATALOGUE["matmul-missing-2"].title in screen_text(pilot)
     (attempt,) = app.store.session(1).attempts
@@ -134,9 +149,7 @@ async def test_hints_come_one_at_a_time(make_app: Callable[..., PerfdrillApp]) -
 async def test_the_worked_explanation_expands(make_app: Callable[..., PerfdrillApp]) -> None:
     app = make_app(start=True)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, QuestionScreen)
-        await answer(pilot, "137 GFLOP", "139 us", "compute")
-        await wait_for(pilot, FeedbackScreen)
+        await submit(pilot, "137 GFLOP", "139 us", "compute")
         explanation = app.screen.query_one("#explanation", Static)
         assert not explanation.display
         await pilot.press("x")
@@ -151,9 +164,7 @@ async def test_a_whole_session_ends_in_a_summary_with_the_missed_question(
 ) -> None:
     app = make_app(start=True)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, QuestionScreen)
-        await answer(pilot, "137 GFLOP", "139 us", "compute")
-        await wait_for(pilot, FeedbackScreen)
+        await submit(pilot, "137 GFLOP", "139 us", "compute")
         await pilot.press("n")
         await wait_for(pilot, QuestionScreen)
         assert app.screen.problem.id == "roofline/l4-ridge"
@@ -177,19 +188,13 @@ async def test_a_whole_session_ends_in_a_summary_with_the_missed_question(
 async def test_quit_mid_session_and_continue_where_it_stopped(make_app: Callable[..., PerfdrillApp]) -> None:
     app = make_app(start=True)
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, QuestionScreen)
-        await answer(pilot, "137 GFLOP", "139 us", "compute")
-        await wait_for(pilot, FeedbackScreen)
+        await submit(pilot, "137 GFLOP", "139 us", "compute")
         await pilot.press("ctrl+q")  # quit on the feedback, before moving on
     assert app.return_code == 0
 
     again = make_app()
     async with again.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, StartScreen)
-        for _ in range(100):
-            if again.screen.ready:
-                break
-            await pilot.pause(0.05)
+        await start_screen_ready(pilot)
         assert "Continue 1/2" in str(again.screen.query_one("#resume-button").label)
         await pilot.press("ctrl+r")
         await wait_for(pilot, QuestionScreen)
@@ -222,11 +227,7 @@ async def test_escape_backs_out_and_help_opens_anywhere(make_app: Callable[..., 
 async def test_start_screen_rejects_unknown_chips_in_one_line(make_app: Callable[..., PerfdrillApp]) -> None:
     app = make_app(plan=Plan(chips=("h100",)))
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, StartScreen)
-        for _ in range(100):
-            if app.screen.ready:
-                break
-            await pilot.pause(0.05)
+        await start_screen_ready(pilot)
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
@@ -241,8 +242,6 @@ async def test_no_color_keeps_every_verdict_readable(
     app = make_app(start=True)
     assert app.no_color
     async with app.run_test(size=(100, 40)) as pilot:
-        await wait_for(pilot, QuestionScreen)
-        await answer(pilot, "68.7 GFLOP", "139 us", "memory")
-        await wait_for(pilot, FeedbackScreen)
+        await submit(pilot, "68.7 GFLOP", "139 us", "memory")
         text = screen_text(pilot)
         assert text.count("✓ correct") == 1 and text.count("✗ wrong") == 2
