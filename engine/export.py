@@ -12,7 +12,7 @@ from engine.templates import FAMILIES
 ANSWER_MODES = ("key", "inline", "none")
 
 
-def _letter(index: int) -> str:
+def letter(index: int) -> str:
     return chr(ord("a") + index)
 
 
@@ -62,10 +62,10 @@ def explanation_markdown(problem: Problem) -> str:
 
 def part_markdown(index: int, part: ProblemPart) -> str:
     unit = f" *[{part.unit}]*" if part.kind == "numeric" and part.unit not in ("", "1") else ""
-    text = f"**({_letter(index)})** {part.prompt}{unit}"
+    text = f"**({letter(index)})** {part.prompt}{unit}"
     if part.kind != "numeric":
         note = " *(select all that apply)*" if part.kind == "multi" else ""
-        options = "  \n".join(f"&nbsp;&nbsp;{_letter(i)}. {choice}" for i, choice in enumerate(part.choices))
+        options = "  \n".join(f"&nbsp;&nbsp;{letter(i)}. {choice}" for i, choice in enumerate(part.choices))
         text += f"{note}  \n{options}"
     return text
 
@@ -74,10 +74,10 @@ def answers_markdown(problem: Problem) -> str:
     lines = []
     for index, part in enumerate(problem.parts):
         if part.kind == "numeric":
-            lines.append(f"**({_letter(index)})** {part.shown_answer}")
+            lines.append(f"**({letter(index)})** {part.shown_answer}")
         else:
-            picked = ", ".join(f"{_letter(part.choices.index(c))}. {c}" for c in part.correct) or "none"
-            lines.append(f"**({_letter(index)})** {picked}")
+            picked = ", ".join(f"{letter(part.choices.index(c))}. {c}" for c in part.correct) or "none"
+            lines.append(f"**({letter(index)})** {picked}")
     return "  \n".join(lines) + "\n\n" + explanation_markdown(problem)
 
 
@@ -94,8 +94,8 @@ def problem_markdown(number: int, problem: Problem, *, inline_answer: bool) -> s
     return text
 
 
-def set_markdown(problems: Sequence[Problem], *, title: str, seed: int, answers: str) -> str:
-    out = [f"# {title}\n\n*{len(problems)} problems · seed {seed}*\n"]
+def set_markdown(problems: Sequence[Problem], *, title: str, date: str, seed: int, answers: str) -> str:
+    out = [f"# {title}\n\n*{date} · seed {seed} · {len(problems)} problems*\n"]
     out += [problem_markdown(i + 1, p, inline_answer=answers == "inline") for i, p in enumerate(problems)]
     if answers == "key":
         out.append("---\n\n# Answer key\n")

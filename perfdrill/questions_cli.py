@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from engine.bank import Bank, builtin_root, load_bank
+from engine.bank import builtin_root, load_bank
 from engine.check import check_paths
 from engine.errors import UsageError
-from engine.export import ANSWER_MODES, answers_markdown, problem_json, set_markdown
-from engine.generate import Problem, generate
+from engine.export import answers_markdown
+from engine.generate import generate
 from engine.grading import grade
-from engine.practice import Plan, Practice
-from engine.resources import user_data_dir, write_atomically
-from engine.specs import SpecBook, load_specs
+from engine.resources import user_data_dir
+from engine.specs import load_specs
 from engine.templates import DIFFICULTIES, FAMILIES
 from perfdrill.specs_command import add_specs_option
 
@@ -42,16 +40,6 @@ def register(commands: Any) -> None:
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     add_questions_option(listing)
     listing.set_defaults(handler=run_list)
-
-    gen = commands.add_parser("generate", help="generate a problem set with answers")
-    add_set_options(gen, "problems")
-    gen.add_argument("--format", choices=("md", "json"), default="md", help="output format (default md)")
-    gen.add_argument("--answers", choices=ANSWER_MODES, default="key", help="where answers go")
-    gen.add_argument("--title", default="perfdrill problem set", help="title of a Markdown set")
-    gen.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
-    add_questions_option(gen)
-    add_specs_option(gen)
-    gen.set_defaults(handler=run_generate)
 
     grading = commands.add_parser("grade", help="grade answers to one question variant")
     grading.add_argument(
@@ -85,33 +73,6 @@ def run_list(args: argparse.Namespace) -> int:
     for row in rows:
         print(f"{row['id']:<{width}}  {row['difficulty']:<6}  {row['title']}")
     print(f"\n{len(rows)} templates in {len({r['family'] for r in rows})} families")
-    return 0
-
-
-def build_set(bank: Bank, specs: SpecBook, args: argparse.Namespace) -> list[Problem]:
-    if args.count < 1:
-        raise UsageError("--count must be at least 1")
-    plan = Plan(tuple(args.family), args.difficulty, args.count, seed=args.seed)
-    practice = Practice(plan, bank, specs)
-    return [practice.problem(index) for index in range(args.count)]
-
-
-def run_generate(args: argparse.Namespace) -> int:
-    problems = build_set(load_bank(args.questions), load_specs(args.specs), args)
-    if args.format == "json":
-        data = [problem_json(p) for p in problems]
-        if args.answers == "none":
-            for problem in data:
-                problem.pop("explanation")
-                for part in problem["parts"]:
-                    part.pop("answer")
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    else:
-        text = set_markdown(problems, title=args.title, seed=args.seed, answers=args.answers)
-    if args.output:
-        write_atomically(args.output, text.encode())
-    else:
-        sys.stdout.write(text)
     return 0
 
 

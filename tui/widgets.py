@@ -12,6 +12,7 @@ from textual.widgets import Input, Static
 
 from engine.answers import expected_form, parse_choices, parse_numeric
 from engine.errors import AnswerFormatError
+from engine.export import letter
 from engine.generate import Problem, ProblemPart, show_number
 from engine.roofline_view import RooflineView
 from engine.spec_tables import spec_tables
@@ -26,10 +27,6 @@ class TitleBar(Static):
         if where:
             text.append(f"  ·  {where}", style="dim")
         super().__init__(text, id="title-bar")
-
-
-def letter(index: int) -> str:
-    return chr(ord("a") + index)
 
 
 def read_answer(part: ProblemPart, text: str) -> str:

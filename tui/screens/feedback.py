@@ -11,12 +11,12 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from engine.export import explanation_markdown
+from engine.export import explanation_markdown, letter
 from engine.generate import Problem
 from engine.grading import Grade
 from engine.mistakes import CATALOGUE
 from tui.messages import EndSession, FreshVariant, NextQuestion
-from tui.widgets import RooflineChart, TitleBar, letter, read_answer
+from tui.widgets import RooflineChart, TitleBar, read_answer
 
 _STATUS = {"correct": ("✓ correct", "bold green"), "incorrect": ("✗ wrong", "bold red")}
 
