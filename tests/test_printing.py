@@ -129,3 +129,12 @@ def test_template_text_cannot_inject_html_or_typst(tmp_path: Path, run_cli) -> N
 def test_bad_print_options_are_one_line_with_exit_2(run_cli, args: tuple[str, ...], message: str) -> None:  # type: ignore[no-untyped-def]
     code, out, err = run_cli("generate", *args)
     assert code == 2 and out == "" and err.strip().endswith(message) and err.count("\n") == 1
+
+
+def test_every_template_prints(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """One round of the whole bank (each template once) lays out, tables and code blocks included."""
+    count = len(json.loads(run_cli("list", "--json")[1]))
+    reader = _pdf(tmp_path, run_cli, "--count", str(count), "--seed", "2", "--answers", "inline")
+    text = _text(reader)
+    for title in _titles(run_cli, "--count", str(count), "--seed", "2"):
+        assert title in text
