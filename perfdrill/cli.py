@@ -27,13 +27,14 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument("--version", action="version", version="perfdrill 0.1.0")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    from perfdrill import calc, practice_cli, print_cli, questions_cli, specs_command
+    from perfdrill import authoring_cli, calc, practice_cli, print_cli, questions_cli, specs_command
 
     practice_cli.register(commands)
     calc.register(commands)
     specs_command.register(commands)
     print_cli.register(commands)
     questions_cli.register(commands)
+    authoring_cli.register(commands)
     return parser
 
 

@@ -1,0 +1,131 @@
+"""`perfdrill new` and `perfdrill preview`: writing a template and watching it render."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.table import Table
+
+from engine.bank import load_bank, load_folders
+from engine.errors import PerfdrillError
+from engine.export import explanation_markdown, letter
+from engine.generate import Problem, generate, show_number
+from engine.mistakes import CATALOGUE
+from engine.question_schema import question_schema
+from engine.resources import user_data_dir
+from engine.scaffold import scaffold
+from engine.specs import load_specs
+from engine.templates import Template
+from perfdrill.questions_cli import add_questions_option
+from perfdrill.specs_command import add_specs_option
+
+
+def register(commands: Any) -> None:
+    new = commands.add_parser("new", help="scaffold a question template that passes `perfdrill check`")
+    new.add_argument("id", metavar="FAMILY/SLUG", help="e.g. kv_cache/long-context")
+    new.add_argument(
+        "--into", type=Path, metavar="DIR", help="template root (default: your user data questions/)"
+    )
+    new.set_defaults(handler=run_new)
+
+    preview = commands.add_parser("preview", help="render one variant with answers, mistakes, explanation")
+    preview.add_argument("target", metavar="ID|FOLDER", help="a question id or a template folder")
+    preview.add_argument("--seed", type=int, default=0, help="variant seed (default 0)")
+    preview.add_argument("--watch", action="store_true", help="re-render whenever the files change")
+    add_questions_option(preview)
+    add_specs_option(preview)
+    preview.set_defaults(handler=run_preview)
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of question.yaml, for editors")
+    schema.set_defaults(handler=run_schema)
+
+
+def schema_text() -> str:
+    return json.dumps(question_schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    sys.stdout.write(schema_text())
+    return 0
+
+
+def run_new(args: argparse.Namespace) -> int:
+    root = args.into or user_data_dir() / "questions"
+    folder = scaffold(args.id, root)
+    print(f"created {folder}/ (question.yaml, prompt.md.j2)")
+    print(f"next: perfdrill check {folder}   then   perfdrill preview {folder} --watch")
+    return 0
+
+
+def _template(args: argparse.Namespace) -> Template:
+    folder = Path(args.target)
+    if folder.is_dir():
+        (template,) = load_folders([folder], folder.parent)
+        return template
+    return load_bank(args.questions).get(args.target)
+
+
+def preview_view(problem: Problem) -> RenderableType:
+    """The variant as an author checks it: prompt, parts with answers and mistake values, the rest."""
+    template = problem.template
+    parts = Table(show_header=True, header_style="bold", expand=True)
+    for column in ("part", "answer", "named mistakes (their values)"):
+        parts.add_column(column)
+    for index, part in enumerate(problem.parts):
+        slips = "\n".join(f"{CATALOGUE[m].title}: {show_number(v, part.unit)}" for m, v in part.mistakes)
+        choices = "".join(f"\n  {letter(i)}. {c}" for i, c in enumerate(part.choices))
+        parts.add_row(f"({letter(index)}) {part.prompt}{choices}", part.shown_answer, slips or "-")
+    hints = "\n".join(f"{i + 1}. {hint}" for i, hint in enumerate(problem.hints)) or "none"
+    return Group(
+        Panel(Markdown(problem.prompt), title=f"{template.title}  ·  {problem.id} #{problem.seed}"),
+        parts,
+        Panel(hints, title="hints"),
+        Panel(Markdown(explanation_markdown(problem)), title="explanation"),
+    )
+
+
+def _snapshot(folder: Path) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted((str(p), p.stat().st_mtime) for p in folder.rglob("*") if p.is_file()))
+
+
+def changes(folder: Path) -> Iterator[None]:
+    """Yield once now and again after every change under `folder`, polling twice a second."""
+    last = _snapshot(folder)
+    yield
+    while True:
+        time.sleep(0.5)
+        now = _snapshot(folder)
+        if now != last:
+            last = now
+            yield
+
+
+def run_preview(args: argparse.Namespace) -> int:
+    console = Console()
+    specs = load_specs(args.specs)
+    if not args.watch:
+        console.print(preview_view(generate(_template(args), args.seed, specs)))
+        return 0
+    template = _template(args)
+    folder = template.folder
+    try:
+        for _ in changes(folder):
+            console.clear()
+            try:
+                (template,) = load_folders([folder], folder.parent)
+                console.print(preview_view(generate(template, args.seed, specs)))
+            except PerfdrillError as exc:  # keep watching: the author is mid-edit
+                console.print(f"[red]{exc.one_line()}[/]")
+            console.print(f"[dim]watching {folder} (Ctrl+C to stop)[/]")
+    except KeyboardInterrupt:
+        return 0
+    return 0

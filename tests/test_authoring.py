@@ -1,0 +1,77 @@
+"""Authoring: `new` scaffolds a template that passes `check`, `preview` shows a variant with its
+answers and mistake values, and the shipped JSON Schema matches the engine's own lists."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from engine.bank import builtin_root, template_folders
+from engine.mistakes import CATALOGUE
+from engine.templates import FAMILIES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_new_then_check_passes(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run_cli("new", "kv_cache/long-context", "--into", str(tmp_path))
+    assert code == 0, err
+    folder = tmp_path / "kv_cache" / "long-context"
+    assert str(folder) in out and (folder / "question.yaml").is_file() and (folder / "prompt.md.j2").is_file()
+    code, out, _ = run_cli("check", str(folder), "--seeds", "100")
+    assert code == 0 and "1 passed, 0 failed" in out
+
+
+def test_new_refuses_to_overwrite_and_names_bad_ids(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    assert run_cli("new", "matmul/mine", "--into", str(tmp_path))[0] == 0
+    (tmp_path / "matmul" / "mine" / "prompt.md.j2").write_text("my edits\n")
+    code, _, err = run_cli("new", "matmul/mine", "--into", str(tmp_path))
+    assert code == 2 and "already exists" in err
+    assert (tmp_path / "matmul" / "mine" / "prompt.md.j2").read_text() == "my edits\n"
+    assert "unknown family 'mat'" in run_cli("new", "mat/x", "--into", str(tmp_path))[2]
+    assert "lowercase words" in run_cli("new", "matmul/My Thing", "--into", str(tmp_path))[2]
+
+
+def test_preview_shows_answers_and_mistake_values(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    from tests.helpers import MATMUL, write_template
+
+    folder = write_template(tmp_path, "matmul/h100-4096", MATMUL, "Multiply on **H100**.\n")
+    code, out, err = run_cli("preview", str(folder))
+    assert code == 0, err
+    # 2·4096³ = 137.4 GFLOP; forgetting the 2 gives 68.72 GFLOP; 138.97 µs at 989 TFLOP/s.
+    assert "137.4 GFLOP" in out and "68.72 GFLOP" in out and "139 us" in out
+    assert "Missing the 2 in FLOPs" in out and "explanation" in out
+
+
+def test_the_shipped_schema_is_the_engine_schema(run_cli) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run_cli("schema")
+    assert code == 0
+    assert (ROOT / "docs" / "question.schema.json").read_text(encoding="utf-8") == out
+    schema = json.loads(out)
+    assert schema["properties"]["family"]["enum"] == list(FAMILIES)
+    assert schema["properties"]["parts"]["items"]["properties"]["mistakes"]["items"]["enum"] == list(
+        CATALOGUE
+    )
+
+
+def test_every_builtin_template_uses_only_schema_fields() -> None:
+    schema = json.loads((ROOT / "docs" / "question.schema.json").read_text(encoding="utf-8"))
+    part_fields = set(schema["properties"]["parts"]["items"]["properties"])
+    for folder in template_folders(builtin_root()):
+        data = yaml.safe_load((folder / "question.yaml").read_text(encoding="utf-8"))
+        assert set(data) <= set(schema["properties"]), folder
+        assert set(schema["required"]) <= set(data), folder
+        for part in data["parts"]:
+            assert set(part) <= part_fields, f"{folder}: {part['name']}"
+
+
+def test_watch_wakes_on_an_edit(tmp_path: Path) -> None:
+    from perfdrill.authoring_cli import changes
+
+    (tmp_path / "question.yaml").write_text("a: 1\n")
+    watcher = changes(tmp_path)
+    next(watcher)  # the first render happens at once
+    (tmp_path / "question.yaml").write_text("a: 2\n# longer now\n")
+    next(watcher)  # returns only because the file changed (polling twice a second)
