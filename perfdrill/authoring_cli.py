@@ -16,7 +16,8 @@ from rich.panel import Panel
 from rich.table import Table
 
 from engine.bank import load_bank, load_folders
-from engine.errors import PerfdrillError
+from engine.compiled import compiled_module, info
+from engine.errors import PerfdrillError, UsageError
 from engine.export import explanation_markdown, letter
 from engine.generate import Problem, generate, show_number
 from engine.mistakes import CATALOGUE
@@ -45,8 +46,34 @@ def register(commands: Any) -> None:
     add_specs_option(preview)
     preview.set_defaults(handler=run_preview)
 
+    quantities = commands.add_parser("quantities", help="the engine quantities a template can use")
+    quantities.add_argument("workload", nargs="?", help="one workload (default: list the workloads)")
+    quantities.set_defaults(handler=run_quantities)
+
     schema = commands.add_parser("schema", help="print the JSON Schema of question.yaml, for editors")
     schema.set_defaults(handler=run_schema)
+
+
+def run_quantities(args: argparse.Namespace) -> int:
+    table = compiled_module().TABLE
+    if args.workload is None:
+        for workload in sorted(table):
+            print(f"{workload:<22} {len(table[workload])} quantities")
+        print("\nperfdrill quantities WORKLOAD lists each with its unit and formula")
+        return 0
+    if args.workload not in table:
+        raise UsageError(f"unknown workload {args.workload!r}; workloads: {', '.join(sorted(table))}")
+    computed = sorted(table[args.workload])
+    inputs = sorted({arg for name in computed for arg in info(args.workload, name).args} - set(computed))
+    print(f"inputs of {args.workload} (from the scenario, parameters or `inputs:`):")
+    for name in inputs:
+        meta = info(args.workload, name)
+        print(f"  {name:<34} [{meta.unit}]  {meta.doc}")
+    print(f"\ncomputed by {args.workload} (usable in answers, constraints, scenarios and prompts):")
+    for name in computed:
+        meta = info(args.workload, name)
+        print(f"  {name:<34} [{meta.unit}]  {meta.formula}  ({meta.doc})")
+    return 0
 
 
 def schema_text() -> str:
@@ -93,8 +120,10 @@ def preview_view(problem: Problem) -> RenderableType:
     )
 
 
-def _snapshot(folder: Path) -> tuple[tuple[str, float], ...]:
-    return tuple(sorted((str(p), p.stat().st_mtime) for p in folder.rglob("*") if p.is_file()))
+def _snapshot(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    return tuple(
+        sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*") if p.is_file())
+    )
 
 
 def changes(folder: Path) -> Iterator[None]:

@@ -75,3 +75,18 @@ def test_watch_wakes_on_an_edit(tmp_path: Path) -> None:
     next(watcher)  # the first render happens at once
     (tmp_path / "question.yaml").write_text("a: 2\n# longer now\n")
     next(watcher)  # returns only because the file changed (polling twice a second)
+
+
+def test_the_guide_covers_every_mistake_family_and_check_command(run_cli) -> None:  # type: ignore[no-untyped-def]
+    guide = (ROOT / "docs" / "authoring.md").read_text(encoding="utf-8")
+    for mistake_id, mistake in CATALOGUE.items():
+        assert f"| `{mistake_id}` | {mistake.title} |" in guide
+    for family in FAMILIES:
+        assert f"`{family}`" in guide
+    code, out, _ = run_cli("quantities", "decode")
+    assert code == 0 and "kv_cache_bytes" in out and "[byte]" in out
+
+
+def test_the_guide_s_worked_example_passes_check(run_cli) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run_cli("check", str(ROOT / "docs" / "examples" / "kv_cache" / "long-context"))
+    assert code == 0 and "1 passed, 0 failed" in out
