@@ -78,3 +78,18 @@ def test_installed_wheel_finds_its_specs_and_questions(tmp_path: Path) -> None:
         check=True,
     )
     assert '"value": 403.33' in calc.stdout
+    # The print templates and the scaffold are package data too: a wheel must print and scaffold.
+    for command in (
+        ["generate", "--count", "2", "--format", "pdf", "-o", "set.pdf", "--date", "2026-11-22"],
+        ["new", "matmul/from-wheel", "--into", "mine"],
+        ["check", "mine/matmul/from-wheel", "--seeds", "5"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "perfdrill", *command],
+            capture_output=True,
+            text=True,
+            cwd=outside,
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+    assert (outside / "set.pdf").read_bytes().startswith(b"%PDF")
