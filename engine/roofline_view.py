@@ -38,9 +38,8 @@ class RooflineView:
     points: tuple[OperatingPoint, ...]
 
 
-def _positive(value: object) -> float | None:
-    number = float(value)  # type: ignore[arg-type]
-    return number if math.isfinite(number) and number > 0 else None
+def _positive(value: float) -> float | None:
+    return value if math.isfinite(value) and value > 0 else None
 
 
 def roofline_view(variant: Variant) -> RooflineView | None:
@@ -61,16 +60,15 @@ def roofline_view(variant: Variant) -> RooflineView | None:
             )
         except (PerfdrillError, ArithmeticError, TypeError, ValueError):
             return None  # no chip in this question: nothing to draw
-        if all(map(_positive, (roof.peak_flops, roof.bandwidth))) and roof not in [
-            Roof(roof.label, r.peak_flops, r.bandwidth, r.ridge_point) for r in roofs
-        ]:
-            roofs.append(roof)
+        new = all((r.peak_flops, r.bandwidth) != (roof.peak_flops, roof.bandwidth) for r in roofs)
+        if new and _positive(roof.peak_flops) and _positive(roof.bandwidth):
+            roofs.append(roof)  # a scenario that changes the chip's roof gets its own line
         for prefix, name in OPERATIONS.items():
             if prefix + "arithmetic_intensity" not in table:
                 continue
             try:
-                intensity = _positive(variant.lookup(prefix + "arithmetic_intensity", scope))
-                attainable = _positive(variant.lookup(prefix + "attainable_flops", scope))
+                intensity = _positive(float(variant.lookup(prefix + "arithmetic_intensity", scope)))
+                attainable = _positive(float(variant.lookup(prefix + "attainable_flops", scope)))
             except (PerfdrillError, ArithmeticError, TypeError, ValueError):
                 continue
             if intensity is None or attainable is None:
