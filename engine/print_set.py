@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.export import explanation_markdown, letter
-from engine.generate import Problem
+from engine.generate import Problem, ProblemPart
 from engine.markdown_blocks import blocks
 from engine.plots import roofline_svg
 from engine.spec_tables import spec_tables
@@ -33,8 +33,7 @@ def version_label(index: int, count: int) -> str:
     return f"Version {chr(ord('A') + index)}" if count > 1 else ""
 
 
-def _part(index: int, problem: Problem, name: str) -> dict[str, Any]:
-    part = problem.part(name)
+def _part(index: int, part: ProblemPart) -> dict[str, Any]:
     unit = part.unit if part.kind == "numeric" and part.unit not in ("", "1") else ""
     return {
         "label": letter(index),
@@ -65,7 +64,7 @@ def _problem(number: int, problem: Problem, plots: bool) -> dict[str, Any]:
             for table in tables
         ],
         "prompt": blocks(problem.prompt),
-        "parts": [_part(i, problem, part.name) for i, part in enumerate(problem.parts)],
+        "parts": [_part(i, part) for i, part in enumerate(problem.parts)],
         "explanation": blocks(explanation_markdown(problem)),
         "plot": roofline_svg(view) if view is not None else None,
     }

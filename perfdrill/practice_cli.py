@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import asdict
 from typing import Any
 
 from engine.errors import UsageError
@@ -64,7 +65,7 @@ def run_stats(args: argparse.Namespace) -> int:
     rows = store.family_stats()
     store.close()
     if args.json:
-        print(json.dumps([row.__dict__ for row in rows], indent=2))
+        print(json.dumps([asdict(row) for row in rows], indent=2))
         return 0
     if not rows:
         print(f"No practice history yet ({store.path}). Run `perfdrill` to start.")
