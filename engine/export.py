@@ -16,6 +16,11 @@ def letter(index: int) -> str:
     return chr(ord("a") + index)
 
 
+def lettered(part: ProblemPart, picked: Sequence[str], empty: str = "none") -> str:
+    """Choices with their letters, as a key prints them: "a. memory, c. overhead-bound"."""
+    return ", ".join(f"{letter(part.choices.index(c))}. {c}" for c in picked) or empty
+
+
 def part_json(part: ProblemPart) -> dict[str, Any]:
     data: dict[str, Any] = {
         "name": part.name,
@@ -76,8 +81,7 @@ def answers_markdown(problem: Problem) -> str:
         if part.kind == "numeric":
             lines.append(f"**({letter(index)})** {part.shown_answer}")
         else:
-            picked = ", ".join(f"{letter(part.choices.index(c))}. {c}" for c in part.correct) or "none"
-            lines.append(f"**({letter(index)})** {picked}")
+            lines.append(f"**({letter(index)})** {lettered(part, part.correct)}")
     return "  \n".join(lines) + "\n\n" + explanation_markdown(problem)
 
 

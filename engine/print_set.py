@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.export import explanation_markdown, letter
+from engine.export import explanation_markdown, letter, lettered
 from engine.generate import Problem, ProblemPart
 from engine.markdown_blocks import blocks
 from engine.plots import roofline_svg
@@ -41,9 +41,7 @@ def _part(index: int, part: ProblemPart) -> dict[str, Any]:
         "unit": unit,
         "choices": [f"{letter(i)}. {choice}" for i, choice in enumerate(part.choices)],
         "select_all": part.kind == "multi",
-        "answer": part.shown_answer
-        if part.kind == "numeric"
-        else ", ".join(f"{letter(part.choices.index(c))}. {c}" for c in part.correct) or "none",
+        "answer": part.shown_answer if part.kind == "numeric" else lettered(part, part.correct),
     }
 
 

@@ -12,7 +12,7 @@ from textual.widgets import Input, Static
 
 from engine.answers import expected_form, parse_choices, parse_numeric
 from engine.errors import AnswerFormatError
-from engine.export import letter
+from engine.export import letter, lettered
 from engine.generate import Problem, ProblemPart, show_number
 from engine.roofline_view import RooflineView
 from engine.spec_tables import spec_tables
@@ -34,7 +34,7 @@ def read_answer(part: ProblemPart, text: str) -> str:
     if part.kind == "numeric":
         return show_number(parse_numeric(part, text), part.unit)
     picked = parse_choices(part, text)
-    return ", ".join(f"{letter(part.choices.index(c))}. {c}" for c in picked) or "none of them"
+    return lettered(part, picked, empty="none of them")
 
 
 class PartInput(Vertical):
