@@ -13,10 +13,10 @@ import time
 
 import numpy as np
 
-from engine.compiled import compiled_module, evaluate
-from engine.scenario import hardware, model_inputs
-from engine.specs import load_specs
-from engine.workloads import WORKLOADS
+from perfdrill.engine.model.evaluation import evaluate
+from perfdrill.engine.model.hardware import hardware, model_inputs
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model.workloads import WORKLOADS
 
 RESULTS = [
     "flops",
@@ -59,7 +59,7 @@ def vector_rate(rows: list[dict[str, float]]) -> float:
     columns = {name: np.array([row.get(name, np.nan) for row in rows]) for name in names}
     for override in ("attention_params_per_layer", "kv_elements_per_token_per_layer"):
         columns.pop(override)  # DeepSeek's overrides; the vector path uses the formulas for every row
-    compiled_module(vector=True)
+    evaluate("decode", {k: v[:1] for k, v in columns.items()}, RESULTS, vector=True)  # warm up numpy
     start = time.perf_counter()
     evaluate("decode", columns, RESULTS, vector=True)
     return len(rows) / (time.perf_counter() - start)

@@ -15,13 +15,13 @@ import time
 
 import sympy
 
-from engine.bank import load_bank
-from engine.export import explanation_markdown
-from engine.generate import draw_variant, generate, show_number
-from engine.grading import grade_part
-from engine.practice import pick_set
-from engine.specs import load_specs
-from engine.workloads import WORKLOADS
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model.workloads import WORKLOADS
+from perfdrill.engine.output.markdown import explanation_markdown
+from perfdrill.engine.practice.plan import pick_set
+from perfdrill.engine.problems.bank import load_bank
+from perfdrill.engine.problems.generate import draw_variant, generate, show_number
+from perfdrill.engine.problems.grading import grade_part
 
 PROBLEMS = 1000
 ANSWERS = 10_000

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from engine.errors import PerfdrillError
+from perfdrill.engine.errors import PerfdrillError
 
 
 class LineMap(dict[str, Any]):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.answers import parse_choices, parse_numeric
-from engine.errors import AnswerFormatError
-from engine.generate import ProblemPart
+from perfdrill.engine.errors import AnswerFormatError
+from perfdrill.engine.problems.answers import parse_choices, parse_numeric
+from perfdrill.engine.problems.generate import ProblemPart
 
 UNITS = ["ms", "GB", "FLOP/B", "TFLOP/s", "KiB/token", "params", "1", "day"]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import yaml
 
-from engine.bank import builtin_root, template_folders
-from engine.mistakes import CATALOGUE
-from engine.templates import FAMILIES
+from perfdrill.engine.problems.bank import builtin_root, template_folders
+from perfdrill.engine.problems.mistakes import CATALOGUE
+from perfdrill.engine.problems.templates import FAMILIES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ def test_every_builtin_template_uses_only_schema_fields() -> None:
 
 
 def test_watch_wakes_on_an_edit(tmp_path: Path) -> None:
-    from perfdrill.authoring_cli import changes
+    from perfdrill.cli.authoring import changes
 
     (tmp_path / "question.yaml").write_text("a: 1\n")
     watcher = changes(tmp_path)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.bank import load_folders
-from engine.generate import Problem, generate
-from engine.grading import grade, grade_part
-from engine.specs import load_specs
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.problems.bank import load_folders
+from perfdrill.engine.problems.generate import Problem, generate
+from perfdrill.engine.problems.grading import grade, grade_part
 from tests.helpers import MATMUL, RIDGE, write_template
 
 KV = """

@@ -4,24 +4,27 @@ import os
 import pkgutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
-import engine
+import perfdrill.engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_engine_never_imports_textual() -> None:
     """Every engine module, imported and used to load the bank and specs, leaves Textual unloaded."""
-    modules = [f"engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__)]
-    assert "engine.progress" in modules and "engine.practice" in modules
+    modules = [
+        m.name for m in pkgutil.walk_packages(perfdrill.engine.__path__, "perfdrill.engine.") if not m.ispkg
+    ]
+    assert "perfdrill.engine.practice.progress" in modules and "perfdrill.engine.practice.session" in modules
     code = (
         "import sys\n"
         + "".join(f"import {m}\n" for m in modules)
-        + "engine.specs.load_specs(); engine.bank.load_bank()\n"
-        + "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'tui')]\n"
+        + "perfdrill.engine.model.specs.load_specs(); perfdrill.engine.problems.bank.load_bank()\n"
+        + "bad = [m for m in sys.modules if m.split('.')[0] == 'textual' or m.startswith('perfdrill.tui')]\n"
         + "print(bad); sys.exit(1 if bad else 0)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
@@ -47,6 +50,9 @@ def test_installed_wheel_finds_its_specs_and_questions(tmp_path: Path) -> None:
         capture_output=True,
     )
     wheel = next(dist.glob("perfdrill-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        top_level = {name.split("/")[0] for name in archive.namelist()}
+    assert {name for name in top_level if not name.endswith(".dist-info")} == {"perfdrill"}
     site = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)],
@@ -54,20 +60,23 @@ def test_installed_wheel_finds_its_specs_and_questions(tmp_path: Path) -> None:
         capture_output=True,
     )
     outside = tmp_path / "elsewhere"
-    outside.mkdir()
+    # A folder holding its own `engine` and `tui` packages must not shadow perfdrill's.
+    for foreign in ("engine", "tui"):
+        (outside / foreign).mkdir(parents=True)
+        (outside / foreign / "__init__.py").write_text("raise ImportError('foreign package imported')\n")
     # PYTHONPATH precedes site-packages (and an editable install's .pth), so the wheel's copy wins.
     env = {**os.environ, "PYTHONPATH": str(site)}
     probe = (
-        "import engine, engine.resources as r; print(engine.__file__); "
+        "import perfdrill.engine.resources as r; print(r.__file__); "
         "print(r.data_dir('specs')); print(r.data_dir('questions'))"
     )
     lines = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=outside, env=env, check=True
     ).stdout.splitlines()
     assert lines == [
-        f"{site}/engine/__init__.py",
-        f"{site}/engine/_data/specs",
-        f"{site}/engine/_data/questions",
+        f"{site}/perfdrill/engine/resources.py",
+        f"{site}/perfdrill/specs",
+        f"{site}/perfdrill/questions",
     ]
     calc = subprocess.run(
         [sys.executable, "-m", "perfdrill", "calc", "roofline", "--chip", "l4", "--json"],

@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
-from engine.bank import load_bank
-from engine.errors import PerfdrillError
-from engine.practice import Plan, Practice, set_item
-from engine.specs import load_specs
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.practice.plan import Plan, Practice, set_item
+from perfdrill.engine.problems.bank import load_bank
 
 
 def test_each_round_asks_every_template_once_and_endless_keeps_going() -> None:

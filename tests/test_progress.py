@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.bank import load_folders
-from engine.errors import PerfdrillError
-from engine.generate import generate
-from engine.grading import grade
-from engine.practice import Plan
-from engine.progress import Attempt, ProgressStore, summarize
-from engine.specs import load_specs
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.practice.plan import Plan
+from perfdrill.engine.practice.progress import Attempt, ProgressStore, summarize
+from perfdrill.engine.problems.bank import load_folders
+from perfdrill.engine.problems.generate import generate
+from perfdrill.engine.problems.grading import grade
 from tests.helpers import MATMUL, write_template
 
 
@@ -53,8 +53,8 @@ def test_a_killed_process_keeps_every_committed_attempt(tmp_path: Path) -> None:
     attempt = _attempt(tmp_path, 0, RIGHT)
     script = (
         "import os, sys, pickle\n"
-        "from engine.progress import ProgressStore\n"
-        "from engine.practice import Plan\n"
+        "from perfdrill.engine.practice.progress import ProgressStore\n"
+        "from perfdrill.engine.practice.plan import Plan\n"
         "store = ProgressStore(__import__('pathlib').Path(sys.argv[1]))\n"
         "session = store.start_session(Plan())\n"
         "store.record_attempt(session, pickle.loads(sys.stdin.buffer.read()))\n"

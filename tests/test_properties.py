@@ -4,10 +4,10 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.compiled import evaluate
-from engine.scenario import hardware, model_inputs
-from engine.specs import load_specs
-from engine.workloads import WORKLOADS
+from perfdrill.engine.model.evaluation import evaluate
+from perfdrill.engine.model.hardware import hardware, model_inputs
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model.workloads import WORKLOADS
 
 BOOK = load_specs()
 chips = st.sampled_from(sorted(c for c in BOOK.chips if "bf16" in BOOK.chips[c].peak_flops))

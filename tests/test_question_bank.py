@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.bank import load_bank
-from engine.generate import generate
-from engine.mistakes import CATALOGUE
-from engine.specs import load_specs
-from engine.templates import DIFFICULTIES, FAMILIES
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.problems.bank import load_bank
+from perfdrill.engine.problems.generate import generate
+from perfdrill.engine.problems.mistakes import CATALOGUE
+from perfdrill.engine.problems.templates import DIFFICULTIES, FAMILIES
 
 BANK = load_bank()
 

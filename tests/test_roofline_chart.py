@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.bank import load_folders
-from engine.generate import generate
-from engine.roofline_view import OperatingPoint, Roof, RooflineView
-from engine.specs import load_specs
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.problems.bank import load_folders
+from perfdrill.engine.problems.generate import generate
+from perfdrill.engine.problems.roofline_view import OperatingPoint, Roof, RooflineView
+from perfdrill.tui.chart import MARKERS, roofline_text
 from tests.helpers import MATMUL, write_template
-from tui.chart import MARKERS, roofline_text
 
 
 def test_the_h100_matmul_sits_right_of_the_ridge_at_the_peak(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.compiled import evaluate
-from engine.errors import SpecError
-from engine.scenario import model_inputs
-from engine.specs import load_specs
+from perfdrill.engine.errors import SpecError
+from perfdrill.engine.model.evaluation import evaluate
+from perfdrill.engine.model.hardware import model_inputs
+from perfdrill.engine.model.specs import load_specs
 
 CHIPS = [
     "l4",

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.bank import load_folders
-from engine.errors import TemplateError
-from engine.generate import generate
-from engine.specs import load_specs
+from perfdrill.engine.errors import TemplateError
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.problems.bank import load_folders
+from perfdrill.engine.problems.generate import generate
 from tests.helpers import write_template
 
 GOOD = """

@@ -16,16 +16,16 @@ from rich.markdown import Markdown
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from engine.mistakes import CATALOGUE
-from engine.practice import Plan
-from engine.progress import ProgressStore
+from perfdrill.engine.practice.plan import Plan
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.problems.mistakes import CATALOGUE
+from perfdrill.tui.app import PerfdrillApp
+from perfdrill.tui.screens.feedback import FeedbackScreen
+from perfdrill.tui.screens.help import HelpScreen
+from perfdrill.tui.screens.question import QuestionScreen
+from perfdrill.tui.screens.start import StartScreen
+from perfdrill.tui.screens.summary import SummaryScreen
 from tests.helpers import hand_checked_bank
-from tui.app import PerfdrillApp
-from tui.screens.feedback import FeedbackScreen
-from tui.screens.help import HelpScreen
-from tui.screens.question import QuestionScreen
-from tui.screens.start import StartScreen
-from tui.screens.summary import SummaryScreen
 
 TWO_QUESTIONS = Plan(items=(("matmul/h100-4096", 1), ("roofline/l4-ridge", 1)), seed=3)
 

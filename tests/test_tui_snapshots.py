@@ -13,10 +13,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from engine.practice import Plan
-from engine.progress import ProgressStore
+from perfdrill.engine.practice.plan import Plan
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.tui.app import PerfdrillApp
 from tests.helpers import hand_checked_bank
-from tui.app import PerfdrillApp
 
 SIZES = [(80, 24), (120, 40)]
 SESSION = Plan(items=(("matmul/h100-4096", 1), ("roofline/l4-ridge", 1)), seed=3)

@@ -1,7 +1,7 @@
 import pytest
 
-from engine.errors import UnitError
-from engine.units import format_quantity, parse_quantity, registry
+from perfdrill.engine.errors import UnitError
+from perfdrill.engine.model.units import format_quantity, parse_quantity, registry
 
 
 @pytest.mark.parametrize(

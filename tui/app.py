@@ -12,20 +12,20 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from engine.bank import Bank, load_bank
-from engine.errors import PerfdrillError
-from engine.generate import Problem
-from engine.practice import Plan, Practice
-from engine.progress import Attempt, ProgressStore
-from engine.specs import SpecBook, load_specs
-from engine.units import registry
-from tui import messages
-from tui.screens.feedback import FeedbackScreen
-from tui.screens.help import HelpScreen
-from tui.screens.question import QuestionScreen
-from tui.screens.start import StartScreen, history_line
-from tui.screens.summary import SummaryScreen
-from tui.state import SessionState
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.specs import SpecBook, load_specs
+from perfdrill.engine.model.units import registry
+from perfdrill.engine.practice.plan import Plan, Practice
+from perfdrill.engine.practice.progress import Attempt, ProgressStore
+from perfdrill.engine.practice.session import SessionState
+from perfdrill.engine.problems.bank import Bank, load_bank
+from perfdrill.engine.problems.generate import Problem
+from perfdrill.tui import messages
+from perfdrill.tui.screens.feedback import FeedbackScreen
+from perfdrill.tui.screens.help import HelpScreen
+from perfdrill.tui.screens.question import QuestionScreen
+from perfdrill.tui.screens.start import StartScreen, history_line
+from perfdrill.tui.screens.summary import SummaryScreen
 
 
 class PerfdrillApp(App[None]):

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from textual.message import Message
 
-from engine.generate import Problem
-from engine.practice import Plan
+from perfdrill.engine.practice.plan import Plan
+from perfdrill.engine.problems.generate import Problem
 
 
 class StartSession(Message):

@@ -10,13 +10,13 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from engine.answers import expected_form, parse_choices, parse_numeric
-from engine.errors import AnswerFormatError
-from engine.export import letter, lettered
-from engine.generate import Problem, ProblemPart, show_number
-from engine.roofline_view import RooflineView
-from engine.spec_tables import spec_tables
-from tui.chart import roofline_text
+from perfdrill.engine.errors import AnswerFormatError
+from perfdrill.engine.output.markdown import letter, lettered
+from perfdrill.engine.output.spec_tables import spec_tables
+from perfdrill.engine.problems.answers import expected_form, parse_choices, parse_numeric
+from perfdrill.engine.problems.generate import Problem, ProblemPart, show_number
+from perfdrill.engine.problems.roofline_view import RooflineView
+from perfdrill.tui.chart import roofline_text
 
 
 class TitleBar(Static):

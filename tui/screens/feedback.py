@@ -11,12 +11,12 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from engine.export import explanation_markdown, letter
-from engine.generate import Problem
-from engine.grading import Grade
-from engine.mistakes import CATALOGUE
-from tui.messages import EndSession, FreshVariant, NextQuestion
-from tui.widgets import RooflineChart, TitleBar, read_answer
+from perfdrill.engine.output.markdown import explanation_markdown, letter
+from perfdrill.engine.problems.generate import Problem
+from perfdrill.engine.problems.grading import Grade
+from perfdrill.engine.problems.mistakes import CATALOGUE
+from perfdrill.tui.messages import EndSession, FreshVariant, NextQuestion
+from perfdrill.tui.widgets import RooflineChart, TitleBar, read_answer
 
 _STATUS = {"correct": ("✓ correct", "bold green"), "incorrect": ("✗ wrong", "bold red")}
 

@@ -9,11 +9,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from engine.export import letter
-from engine.generate import Problem
-from engine.templates import FAMILIES
-from tui.messages import EndSession, SpecsToggled, Submitted
-from tui.widgets import PartInput, SpecPanel, TitleBar
+from perfdrill.engine.output.markdown import letter
+from perfdrill.engine.problems.generate import Problem
+from perfdrill.engine.problems.templates import FAMILIES
+from perfdrill.tui.messages import EndSession, SpecsToggled, Submitted
+from perfdrill.tui.widgets import PartInput, SpecPanel, TitleBar
 
 
 class QuestionScreen(Screen[None]):

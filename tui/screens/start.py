@@ -13,12 +13,12 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
 
-from engine.errors import PerfdrillError
-from engine.practice import Plan
-from engine.progress import FamilyStats, StoredSession
-from engine.templates import DIFFICULTIES, FAMILIES
-from tui.messages import ResumeSession, StartSession
-from tui.widgets import TitleBar
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.practice.plan import Plan
+from perfdrill.engine.practice.progress import FamilyStats, StoredSession
+from perfdrill.engine.problems.templates import DIFFICULTIES, FAMILIES
+from perfdrill.tui.messages import ResumeSession, StartSession
+from perfdrill.tui.widgets import TitleBar
 
 _ANY = "any"
 

@@ -10,10 +10,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from engine.progress import SessionSummary
-from engine.templates import FAMILIES
-from tui.messages import BackToStart, StartSession
-from tui.widgets import TitleBar
+from perfdrill.engine.practice.progress import SessionSummary
+from perfdrill.engine.problems.templates import FAMILIES
+from perfdrill.tui.messages import BackToStart, StartSession
+from perfdrill.tui.widgets import TitleBar
 
 
 def duration(seconds: float) -> str:

@@ -1,0 +1,1 @@
+"""The performance model: units, chip and model specs, the formulas, their evaluation and worked steps."""

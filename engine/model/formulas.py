@@ -1,0 +1,242 @@
+"""Every quantity perfdrill knows, each defined once as a sympy expression.
+
+Each formula is written in terms of its immediate dependencies (inputs or other formulas), so a
+worked explanation can show one step at a time. Workloads group the formulas a calculation needs;
+`perfdrill.engine.model.codegen` turns them into plain Python once and caches the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+from sympy import Max, Min, Piecewise
+
+
+def _s(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name, positive=True)
+
+
+# name -> (unit, meaning). Units are keys of perfdrill.engine.model.units.BASE_UNITS.
+INPUTS: dict[str, tuple[str, str]] = {
+    "peak_flops": ("FLOP/s", "dense peak FLOP/s of one chip in the compute dtype"),
+    "memory_bandwidth": ("byte/s", "memory bandwidth of one chip"),
+    "memory_capacity": ("byte", "memory capacity of one chip"),
+    "chips": ("1", "chips the work is split over evenly"),
+    "mfu": ("1", "fraction of peak FLOP/s actually achieved"),
+    "link_bandwidth": ("byte/s", "one-way chip-to-chip link bandwidth"),
+    "layers": ("1", "transformer layers"),
+    "dense_layers": ("1", "layers with a dense MLP (all of them in a dense model)"),
+    "d_model": ("1", "model width"),
+    "heads": ("1", "attention (query) heads"),
+    "kv_heads": ("1", "key/value heads"),
+    "head_dim": ("1", "width of one head"),
+    "ffn": ("1", "MLP width of one projection (of one expert in an MoE)"),
+    "dense_ffn": ("1", "MLP width in dense layers"),
+    "vocab": ("1", "vocabulary size"),
+    "mlp_matrices": ("1", "matrices per MLP: 3 gated, 2 plain"),
+    "tied_embeddings": ("1", "1 when the LM head reuses the embedding"),
+    "experts": ("1", "routed experts per MoE layer"),
+    "experts_per_token": ("1", "routed experts each token uses"),
+    "shared_experts": ("1", "always-on experts per MoE layer"),
+    "position_embeddings": ("1", "rows of a learned position table"),
+    "weight_bytes_per_param": ("byte/parameter", "bytes per stored weight"),
+    "kv_bytes_per_element": ("byte", "bytes per cached K or V element"),
+    "activation_bytes": ("byte", "bytes per activation element"),
+    "batch": ("1", "sequences processed together"),
+    "context": ("token", "tokens already in each sequence's KV cache"),
+    "prompt": ("token", "prompt tokens per sequence"),
+    "tokens": ("token", "training tokens"),
+    "m": ("1", "rows of the activation operand"),
+    "k": ("1", "shared (reduction) dimension"),
+    "n": ("1", "columns of the weight operand"),
+    "elements": ("1", "tensor elements"),
+    "ops_per_element": ("FLOP", "operations per element"),
+    "inputs": ("1", "tensors read per element"),
+    "outputs": ("1", "tensors written per element"),
+    "kernels": ("1", "separate kernels in an unfused chain"),
+    "participants": ("1", "chips in the collective"),
+    "collective_bytes": ("byte", "size of the buffer being reduced or gathered"),
+    "training_bytes_per_param": ("byte/parameter", "training-state bytes per parameter"),
+    "host_link_bandwidth": ("byte/s", "one-way host-to-chip (PCIe) bandwidth"),
+    "launch_overhead": ("s", "CPU time to dispatch one kernel from eager PyTorch"),
+    "loop_iterations": ("1", "iterations of a Python loop that launches kernels"),
+    "measured_runtime": ("s", "the runtime someone measured"),
+    "fp32_peak_flops": ("FLOP/s", "peak FLOP/s of one chip on the fp32 (non-tensor-core) path"),
+    "sequence": ("token", "tokens per sequence"),
+    "node_chips": ("1", "chips in one node, joined by the fast link"),
+}
+SYM = {name: _s(name) for name in INPUTS}
+
+
+@dataclass(frozen=True)
+class Formula:
+    name: str
+    expr: sympy.Expr
+    unit: str
+    doc: str
+    labels: tuple[str, ...] | None = None  # label of value 0, 1, ... of a categorical formula
+    shown: str | None = None  # how a piecewise formula reads, since sympy's printing of one is noise
+
+
+def define(name: str, expr: sympy.Expr, unit: str, doc: str, **extra: object) -> Formula:
+    return Formula(name, expr, unit, doc, **extra)  # type: ignore[arg-type]
+
+
+def q(name: str) -> sympy.Symbol:
+    """The symbol standing for another formula's value.
+
+    Only real, never positive: a margin or a memory headroom can be negative, and a positive
+    assumption would let sympy silently drop a comparison such as `margin > 0`.
+    """
+    return sympy.Symbol(name, real=True)
+
+
+MODEL = [
+    define(
+        "attention_params_per_layer",
+        2 * SYM["d_model"] * SYM["head_dim"] * (SYM["heads"] + SYM["kv_heads"]),
+        "parameter",
+        "Q and O are d_model x heads·head_dim; K and V are d_model x kv_heads·head_dim",
+    ),
+    define(
+        "mlp_params_per_expert",
+        SYM["mlp_matrices"] * SYM["d_model"] * SYM["ffn"],
+        "parameter",
+        "one MLP (one expert): mlp_matrices matrices of d_model x ffn",
+    ),
+    define(
+        "dense_mlp_params",
+        SYM["mlp_matrices"] * SYM["d_model"] * SYM["dense_ffn"],
+        "parameter",
+        "the MLP of a dense layer",
+    ),
+    define("norm_params_per_layer", 2 * SYM["d_model"], "parameter", "two norms per layer"),
+    define("router_params", SYM["d_model"] * SYM["experts"], "parameter", "the MoE router of one layer"),
+    define(
+        "moe_layers", SYM["layers"] - SYM["dense_layers"], "1", "layers whose MLP is a mixture of experts"
+    ),
+    define(
+        "embedding_params",
+        (2 - SYM["tied_embeddings"]) * SYM["vocab"] * SYM["d_model"]
+        + SYM["position_embeddings"] * SYM["d_model"]
+        + SYM["d_model"],
+        "parameter",
+        "token embedding, LM head unless tied, learned positions and the final norm",
+    ),
+    define(
+        "params",
+        q("embedding_params")
+        + SYM["dense_layers"]
+        * (q("attention_params_per_layer") + q("dense_mlp_params") + q("norm_params_per_layer"))
+        + q("moe_layers")
+        * (
+            q("attention_params_per_layer")
+            + (SYM["experts"] + SYM["shared_experts"]) * q("mlp_params_per_expert")
+            + q("router_params")
+            + q("norm_params_per_layer")
+        ),
+        "parameter",
+        "every weight of the model",
+    ),
+    define(
+        "active_params",
+        q("embedding_params")
+        + SYM["dense_layers"]
+        * (q("attention_params_per_layer") + q("dense_mlp_params") + q("norm_params_per_layer"))
+        + q("moe_layers")
+        * (
+            q("attention_params_per_layer")
+            + (SYM["experts_per_token"] + SYM["shared_experts"]) * q("mlp_params_per_expert")
+            + q("router_params")
+            + q("norm_params_per_layer")
+        ),
+        "parameter",
+        "the weights one token actually uses (routed experts_per_token of the experts)",
+    ),
+    define(
+        "weight_bytes",
+        q("params") * SYM["weight_bytes_per_param"],
+        "byte",
+        "all weights in their storage dtype",
+    ),
+    define(
+        "kv_elements_per_token_per_layer",
+        2 * SYM["kv_heads"] * SYM["head_dim"],
+        "1",
+        "K and V, one vector per KV head",
+    ),
+    define(
+        "kv_bytes_per_token",
+        SYM["layers"] * q("kv_elements_per_token_per_layer") * SYM["kv_bytes_per_element"],
+        "byte/token",
+        "KV cache one token adds across all layers",
+    ),
+]
+
+SYSTEM = [
+    define(
+        "system_flops",
+        SYM["chips"] * SYM["peak_flops"] * SYM["mfu"],
+        "FLOP/s",
+        "FLOP/s of all chips at the achieved fraction of peak",
+    ),
+    define(
+        "system_bandwidth", SYM["chips"] * SYM["memory_bandwidth"], "byte/s", "memory bandwidth of all chips"
+    ),
+    define("system_memory", SYM["chips"] * SYM["memory_capacity"], "byte", "memory of all chips"),
+    define(
+        "ridge_point",
+        q("system_flops") / q("system_bandwidth"),
+        "FLOP/byte",
+        "the intensity where compute time equals memory time",
+    ),
+]
+
+_BOUND_LABELS = ("memory", "compute")
+
+
+def roofline(prefix: str = "") -> list[Formula]:
+    """The roofline of one operation whose work is `{prefix}flops` and traffic `{prefix}bytes`."""
+
+    def p(name: str) -> sympy.Symbol:
+        return q(prefix + name)
+
+    return [
+        define(prefix + "arithmetic_intensity", p("flops") / p("bytes"), "FLOP/byte", "FLOPs per byte moved"),
+        define(
+            prefix + "compute_time", p("flops") / q("system_flops"), "s", "time if only the math mattered"
+        ),
+        define(
+            prefix + "memory_time",
+            p("bytes") / q("system_bandwidth"),
+            "s",
+            "time if only the memory traffic mattered",
+        ),
+        define(
+            prefix + "runtime",
+            Max(p("compute_time"), p("memory_time")),
+            "s",
+            "roofline: the slower of compute and memory, which overlap",
+        ),
+        define(
+            prefix + "runtime_no_overlap",
+            p("compute_time") + p("memory_time"),
+            "s",
+            "pessimistic: compute and memory do not overlap",
+        ),
+        define(
+            prefix + "bound",
+            Piecewise((1, p("compute_time") >= p("memory_time")), (0, True)),
+            "1",
+            "which of the two takes longer",
+            labels=_BOUND_LABELS,
+            shown=f"compute if {prefix}compute_time ≥ {prefix}memory_time else memory",
+        ),
+        define(
+            prefix + "attainable_flops",
+            Min(q("system_flops"), p("arithmetic_intensity") * q("system_bandwidth")),
+            "FLOP/s",
+            "the roof at this intensity",
+        ),
+    ]

@@ -1,0 +1,301 @@
+"""Workloads: the formulas one calculation needs, built from engine/formulas.py's building blocks.
+
+Shared quantities (compute_time, runtime, bound…) are defined once in `roofline()`; a workload only
+says what its `flops` and `bytes` are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sympy import Max, Piecewise, ceiling, floor
+
+from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
+from perfdrill.engine.model.inefficiencies import FP32_MATMUL, HOST_COPY, OVERHEAD, PYTHON_LOOP, VERDICT
+from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
+
+MATMUL = [
+    define("flops", 2 * SYM["m"] * SYM["k"] * SYM["n"], "FLOP", "one multiply and one add per (m, k, n)"),
+    define(
+        "bytes",
+        (SYM["m"] * SYM["k"] + SYM["m"] * SYM["n"]) * SYM["activation_bytes"]
+        + SYM["k"] * SYM["n"] * SYM["weight_bytes_per_param"],
+        "byte",
+        "read the m x k input and the k x n weight, write the m x n output",
+    ),
+]
+
+ELEMENTWISE = [
+    define(
+        "flops",
+        SYM["elements"] * SYM["ops_per_element"],
+        "FLOP",
+        "every element gets ops_per_element operations",
+    ),
+    define(
+        "bytes",
+        SYM["elements"] * (SYM["inputs"] + SYM["outputs"]) * SYM["activation_bytes"],
+        "byte",
+        "each input read once and each output written once from memory",
+    ),
+    define(
+        "unfused_bytes",
+        SYM["kernels"] * q("bytes"),
+        "byte",
+        "unfused, every kernel of the chain reads and writes memory again",
+    ),
+    define(
+        "unfused_memory_time",
+        q("unfused_bytes") / q("system_bandwidth"),
+        "s",
+        "memory time of the unfused chain",
+    ),
+    define(
+        "break_even_ops",
+        q("ridge_point") * (SYM["inputs"] + SYM["outputs"]) * SYM["activation_bytes"],
+        "FLOP",
+        "operations per element at which the kernel stops being memory-bound",
+    ),
+]
+
+
+def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
+    """One decode step: every sequence adds one token, reading all weights once plus its KV cache."""
+    attention_per_sequence = 4 * SYM["layers"] * SYM["heads"] * SYM["head_dim"] * SYM["context"]
+    formulas = [
+        define(
+            "attention_flops_per_sequence",
+            attention_per_sequence,
+            "FLOP",
+            "QK^T and attention-times-V over the context, 2 FLOP per multiply-add each",
+        ),
+        define(
+            "flops_per_sequence",
+            2 * q("active_params") + (q("attention_flops_per_sequence") if attention or per_op else 0),
+            "FLOP",
+            "2 FLOP per active parameter for the new token"
+            + (" plus attention" if attention or per_op else ""),
+        ),
+        define(
+            "kv_cache_bytes",
+            SYM["batch"] * SYM["context"] * q("kv_bytes_per_token"),
+            "byte",
+            "each sequence's KV cache",
+        ),
+        define("flops", SYM["batch"] * q("flops_per_sequence"), "FLOP", "one token for each sequence"),
+        define(
+            "bytes",
+            q("weight_bytes") + q("kv_cache_bytes"),
+            "byte",
+            "weights are read once per step, shared by the batch; each KV cache is read once",
+        ),
+    ]
+    if per_op:
+        formulas += [
+            define("weights_flops", 2 * q("active_params") * SYM["batch"], "FLOP", "the weight matmuls"),
+            define("weights_bytes", q("weight_bytes"), "byte", "the weights, read once"),
+            define(
+                "attention_flops",
+                SYM["batch"] * q("attention_flops_per_sequence"),
+                "FLOP",
+                "attention over the cache",
+            ),
+            define("attention_bytes", q("kv_cache_bytes"), "byte", "the KV caches, read once"),
+            *roofline("weights_"),
+            *roofline("attention_"),
+            define(
+                "compute_time",
+                q("weights_compute_time") + q("attention_compute_time"),
+                "s",
+                "sum over operations",
+            ),
+            define(
+                "memory_time",
+                q("weights_memory_time") + q("attention_memory_time"),
+                "s",
+                "sum over operations",
+            ),
+            define(
+                "runtime",
+                q("weights_runtime") + q("attention_runtime"),
+                "s",
+                "operations run one after another, each at its own roofline",
+            ),
+            *[f for f in roofline() if f.name in ("bound", "arithmetic_intensity")],
+        ]
+    else:
+        formulas += roofline()
+    return [
+        *formulas,
+        define(
+            "memory_required", q("weight_bytes") + q("kv_cache_bytes"), "byte", "weights plus every KV cache"
+        ),
+        define(
+            "fits",
+            Piecewise((1, q("memory_required") <= q("system_memory")), (0, True)),
+            "1",
+            "does it fit in memory",
+            labels=("no", "yes"),
+            shown="yes if memory_required ≤ system_memory else no",
+        ),
+        define(
+            "tokens_per_second", SYM["batch"] / q("runtime"), "token/s", "one token per sequence per step"
+        ),
+        define(
+            "critical_batch",
+            q("ridge_point") * SYM["weight_bytes_per_param"] / 2 * SYM["experts"] / SYM["experts_per_token"],
+            "1",
+            "batch where weight-matmul intensity (2·batch/bytes per weight, × k/E for MoE) meets the ridge",
+        ),
+        define(
+            "max_batch",
+            Max(
+                0,
+                floor((q("system_memory") - q("weight_bytes")) / (SYM["context"] * q("kv_bytes_per_token"))),
+            ),
+            "1",
+            "largest batch whose KV caches fit beside the weights",
+        ),
+        define(
+            "sequence_time_margin",
+            q("flops_per_sequence") / q("system_flops")
+            - SYM["context"] * q("kv_bytes_per_token") / q("system_bandwidth"),
+            "s",
+            "compute time an added sequence brings minus the KV read time it brings",
+        ),
+        define(
+            "knee_batch",
+            ceiling(q("weight_bytes") / q("system_bandwidth") / q("sequence_time_margin")),
+            "1",
+            "smallest batch whose compute time reaches its memory time (valid when the margin is positive)",
+        ),
+        define(
+            "optimal_batch",
+            Piecewise(
+                (q("knee_batch"), (q("sequence_time_margin") > 0) & (q("knee_batch") <= q("max_batch"))),
+                (q("max_batch"), True),
+            ),
+            "1",
+            "the smallest compute-bound batch that fits, else the largest batch that fits",
+            shown="knee_batch if sequence_time_margin > 0 and knee_batch ≤ max_batch else max_batch",
+        ),
+        define(
+            "optimal_is_knee",
+            Piecewise((1, (q("sequence_time_margin") > 0) & (q("knee_batch") <= q("max_batch"))), (0, True)),
+            "1",
+            "whether a compute-bound batch fits",
+            labels=("largest batch that fits", "compute-bound knee"),
+            shown="knee if sequence_time_margin > 0 and knee_batch ≤ max_batch else largest fit",
+        ),
+    ]
+
+
+def prefill(attention: bool = False, prefix: str = "") -> list[Formula]:
+    """Processing each prompt in one pass and writing its KV cache.
+
+    With a prefix ("prefill_") its flops, bytes and roofline can sit beside a decode step's.
+    """
+    return [
+        define(
+            "prompt_attention_flops",
+            2 * SYM["layers"] * SYM["heads"] * SYM["head_dim"] * SYM["prompt"] ** 2,
+            "FLOP",
+            "causal attention over the prompt: half of 4·layers·heads·head_dim·prompt²",
+        ),
+        define(
+            "prompt_flops",
+            2 * q("active_params") * SYM["prompt"] + (q("prompt_attention_flops") if attention else 0),
+            "FLOP",
+            "2 FLOP per active parameter per prompt token" + (" plus attention" if attention else ""),
+        ),
+        define(
+            prefix + "flops", SYM["batch"] * q("prompt_flops"), "FLOP", "every prompt token of every sequence"
+        ),
+        define(
+            prefix + "bytes",
+            q("weight_bytes") + SYM["batch"] * SYM["prompt"] * q("kv_bytes_per_token"),
+            "byte",
+            "weights read once, KV cache written once",
+        ),
+        *roofline(prefix),
+    ]
+
+
+TRAIN = [
+    define(
+        "flops", 6 * q("params") * SYM["tokens"], "FLOP", "2 FLOP per parameter per token forward, 4 backward"
+    ),
+    define("time", q("flops") / q("system_flops"), "s", "training FLOPs at the achieved FLOP/s"),
+    define(
+        "memory_required",
+        SYM["training_bytes_per_param"] * q("params"),
+        "byte",
+        "weights, gradients and optimizer state",
+    ),
+    define(
+        "min_chips",
+        ceiling(q("memory_required") / SYM["memory_capacity"]),
+        "1",
+        "chips whose memory holds the training state",
+    ),
+]
+
+COLLECTIVE = [
+    define(
+        "ring_pass_time",
+        SYM["collective_bytes"] * (SYM["participants"] - 1) / (SYM["participants"] * SYM["link_bandwidth"]),
+        "s",
+        "each chip sends (N-1)/N of the buffer once around the ring",
+    ),
+    define("all_reduce_time", 2 * q("ring_pass_time"), "s", "a reduce-scatter followed by an all-gather"),
+]
+
+GRADIENT_SYNC = [
+    define(
+        "collective_bytes",
+        q("params") * SYM["weight_bytes_per_param"],
+        "byte",
+        "data parallel: one gradient per parameter, in the weights' dtype",
+    ),
+]
+
+TENSOR_PARALLEL_SYNC = [
+    define(
+        "collective_bytes",
+        SYM["batch"] * SYM["sequence"] * SYM["d_model"] * SYM["activation_bytes"],
+        "byte",
+        "tensor parallel: one layer's output activations, batch x sequence x d_model",
+    ),
+    define(
+        "tp_forward_comm_time",
+        2 * SYM["layers"] * q("all_reduce_time"),
+        "s",
+        "Megatron-style TP all-reduces twice per layer (attention and MLP) in the forward pass",
+    ),
+]
+
+WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
+    "model": lambda: MODEL,
+    "roofline": lambda: SYSTEM,
+    "matmul": lambda: [*SYSTEM, *MATMUL, *roofline(), *FP32_MATMUL, *VERDICT],
+    "elementwise": lambda: [
+        *SYSTEM,
+        *ELEMENTWISE,
+        *roofline(),
+        *OVERHEAD,
+        *HOST_COPY,
+        *PYTHON_LOOP,
+        *VERDICT,
+    ],
+    "decode": lambda: [*MODEL, *SYSTEM, *decode(), *VERDICT],
+    "serving": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_")],
+    "decode_attention": lambda: [*MODEL, *SYSTEM, *decode(attention=True)],
+    "decode_per_op": lambda: [*MODEL, *SYSTEM, *decode(per_op=True)],
+    "prefill": lambda: [*MODEL, *SYSTEM, *prefill()],
+    "prefill_attention": lambda: [*MODEL, *SYSTEM, *prefill(attention=True)],
+    "train": lambda: [*MODEL, *SYSTEM, *TRAIN, *ACTIVATIONS, *PARALLELISM],
+    "collective": lambda: COLLECTIVE,
+    "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *COLLECTIVE],
+    "tensor_parallel_sync": lambda: [*TENSOR_PARALLEL_SYNC, *COLLECTIVE],
+    "attention": lambda: [*SYSTEM, *ATTENTION_MEMORY],
+}

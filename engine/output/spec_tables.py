@@ -1,0 +1,65 @@
+"""The spec facts a problem rests on, as rows of (fact, value as written, source).
+
+The TUI's spec panel and printed problem sets both show these, so a figure is always quoted the
+way the spec file states it (GB vs GiB, dense peaks, one-way links) next to where it comes from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfdrill.engine.model.specs import Chip, Model, Sourced
+from perfdrill.engine.model.units import format_quantity
+from perfdrill.engine.problems.prompts import model_view
+
+
+@dataclass(frozen=True)
+class SpecRow:
+    fact: str
+    value: str
+    source: str
+
+
+@dataclass(frozen=True)
+class SpecTable:
+    title: str
+    rows: tuple[SpecRow, ...]
+    source: str = ""  # where every row without its own source comes from
+    note: str = ""
+
+
+def _row(fact: str, value: Sourced | None) -> SpecRow:
+    if value is None:
+        return SpecRow(fact, "none", "")
+    return SpecRow(fact, value.shown, value.source)
+
+
+def chip_table(chip: Chip) -> SpecTable:
+    rows = [_row(f"{dtype} peak (dense)", peak) for dtype, peak in chip.peak_flops.items()]
+    rows += [
+        _row("memory", chip.memory),
+        _row("memory bandwidth", chip.memory_bandwidth),
+        _row("chip-to-chip link (one-way)", chip.link_bandwidth),
+        _row("host link (one-way)", chip.host_link_bandwidth),
+    ]
+    return SpecTable(chip.name, tuple(rows), note=chip.note)
+
+
+_MODEL_FACTS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab", "attention", "mlp")
+
+
+def model_table(model: Model) -> SpecTable:
+    view = model_view(model)
+    facts = _MODEL_FACTS + (("experts", "experts_per_token") if model.is_moe else ())
+    rows = [SpecRow(fact, str(view[fact]), "") for fact in facts]
+    for fact, value in (
+        ("published params", model.published_params),
+        ("published active params", model.published_active_params),
+    ):
+        if value is not None:
+            rows.append(SpecRow(fact, format_quantity(value.value, "parameter", digits=4), value.source))
+    return SpecTable(model.name, tuple(rows), model.source, model.note)
+
+
+def spec_tables(chips: tuple[Chip, ...], models: tuple[Model, ...]) -> list[SpecTable]:
+    return [*map(chip_table, chips), *map(model_table, models)]

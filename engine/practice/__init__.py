@@ -1,0 +1,1 @@
+"""Practice: what a session asks, the running session, and the saved progress."""

@@ -1,0 +1,107 @@
+"""What a practice session asks, in which order and with which seeds.
+
+`perfdrill generate` and the TUI share this, so a set seed means the same questions everywhere,
+and a stored plan is all it takes to resume a session exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from perfdrill.engine.errors import TemplateError, UsageError
+from perfdrill.engine.model.specs import SpecBook
+from perfdrill.engine.problems.bank import Bank
+from perfdrill.engine.problems.generate import Problem, generate, variant_seed
+from perfdrill.engine.problems.templates import Template
+from perfdrill.engine.problems.variants import candidates
+
+
+@dataclass(frozen=True)
+class Plan:
+    families: tuple[str, ...] = ()  # none: every family
+    difficulty: str | None = None
+    count: int | None = 10  # None: endless
+    chips: tuple[str, ...] = ()  # none: any chip
+    models: tuple[str, ...] = ()
+    seed: int = 0
+    items: tuple[tuple[str, int], ...] = ()  # an explicit (question id, seed) list, e.g. "retry these"
+
+    @property
+    def total(self) -> int | None:
+        return len(self.items) if self.items else self.count
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Plan:
+        return cls(
+            families=tuple(data.get("families", ())),
+            difficulty=data.get("difficulty"),
+            count=data.get("count"),
+            chips=tuple(data.get("chips", ())),
+            models=tuple(data.get("models", ())),
+            seed=int(data.get("seed", 0)),
+            items=tuple((str(q), int(s)) for q, s in data.get("items", ())),
+        )
+
+
+def set_item(templates: Sequence[Template], seed: int, index: int) -> tuple[Template, int]:
+    """Question `index` of the set `seed`: every template once per round, each round shuffled."""
+    round_number, position = divmod(index, len(templates))
+    order = sorted(templates, key=lambda t: hashlib.sha256(f"{seed}#{round_number}#{t.id}".encode()).digest())
+    return order[position], variant_seed(seed, index)
+
+
+def pick_set(templates: Sequence[Template], count: int, seed: int) -> list[tuple[Template, int]]:
+    return [set_item(templates, seed, index) for index in range(count)]
+
+
+def _drawable(template: Template, specs: SpecBook) -> bool:
+    """Whether every chip and model parameter still has a value once the specs are cut down."""
+    return all(
+        candidates(parameter, specs, template)
+        for parameter in template.parameters
+        if parameter.kind in ("chip", "model")
+    )
+
+
+class Practice:
+    """A plan bound to a bank and specs: the problem at each position, and fresh variants to retry."""
+
+    def __init__(self, plan: Plan, bank: Bank, specs: SpecBook) -> None:
+        if plan.count is not None and plan.count < 1 and not plan.items:
+            raise UsageError("the number of questions must be at least 1")
+        self.plan = plan
+        self.bank = bank
+        self.specs = specs.only(plan.chips, plan.models)
+        if plan.items:
+            self.pool = [bank.get(question) for question, _ in plan.items]
+        else:
+            self.pool = [t for t in bank.select(plan.families, plan.difficulty) if _drawable(t, self.specs)]
+            if not self.pool:
+                raise UsageError("no question can use only those chips and models")
+
+    def problem(self, index: int) -> Problem:
+        """The problem at `index`; a template whose constraints the chosen specs cannot meet is
+        passed over for the next one in the round, so the choice stays deterministic."""
+        if self.plan.items:
+            question, seed = self.plan.items[index]
+            return generate(self.bank.get(question), seed, self.specs)
+        template, seed = set_item(self.pool, self.plan.seed, index)
+        start = self.pool.index(template)
+        for offset in range(len(self.pool)):
+            candidate = self.pool[(start + offset) % len(self.pool)]
+            try:
+                return generate(candidate, seed, self.specs)
+            except TemplateError:
+                if not (self.plan.chips or self.plan.models):
+                    raise  # a built-in template that fails on the full specs is a real bug
+        raise UsageError("no question can be generated with only those chips and models")
+
+    def fresh_variant(self, problem: Problem, retry: int) -> Problem:
+        """Problem's template again with another seed, for "retry with a fresh variant"."""
+        return generate(problem.template, variant_seed(problem.seed, 1000 + retry), self.specs)

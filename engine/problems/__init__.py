@@ -1,0 +1,1 @@
+"""Questions: templates, variants, generation, answers, grading, mistakes and the bank's self-check."""

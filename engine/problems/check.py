@@ -1,0 +1,150 @@
+"""`perfdrill check`: validate templates and self-test them over many seeds.
+
+For every seed: the expected answer must grade correct, the answer ×1.5 and ×0.5 incorrect, garbage
+invalid, and every mistake value must differ from the answer and from every other mistake. Each
+finding names the file, the field and the line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.specs import SpecBook
+from perfdrill.engine.problems.bank import load_folders, template_folders
+from perfdrill.engine.problems.generate import Problem, ProblemPart, generate, show_number
+from perfdrill.engine.problems.grading import grade_part, within
+from perfdrill.engine.problems.templates import Template
+from perfdrill.engine.problems.variants import candidates
+
+MIN_VARIANTS = 1000
+GARBAGE = "banana"
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def one_line(self) -> str:
+        where = self.file + (f":{self.line}" if self.line else "")
+        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+
+
+def _finding(error: PerfdrillError, fallback_file: str) -> Finding:
+    return Finding(error.file or fallback_file, error.line, error.field, error.message)
+
+
+def variant_count(template: Template, specs: SpecBook) -> int:
+    """How many distinct parameter draws exist, before constraints."""
+    total = 1
+    for parameter in template.parameters:
+        if parameter.kind != "range":
+            total *= len(candidates(parameter, specs, template))
+        elif parameter.step is not None:
+            total *= int((parameter.high - parameter.low) // parameter.step) + 1
+        else:
+            assert parameter.sig_figs is not None
+            total *= _sig_fig_values(parameter.low, parameter.high, parameter.sig_figs)
+    return total
+
+
+def _sig_fig_values(low: float, high: float, sig_figs: int) -> int:
+    count = 0
+    for exponent in range(math.floor(math.log10(max(low, 1e-300))), math.floor(math.log10(high)) + 1):
+        step = 10.0 ** (exponent - sig_figs + 1)
+        first = max(low, 10.0**exponent)
+        last = min(high, 10.0 ** (exponent + 1) - step)
+        if last >= first:
+            count += round((last - first) / step) + 1
+    return max(count, 1)
+
+
+def self_test(template: Template, specs: SpecBook, seeds: int = 50) -> list[Finding]:
+    findings: list[Finding] = []
+    try:
+        count = variant_count(template, specs)
+        if count < MIN_VARIANTS:
+            findings.append(
+                Finding(template.file, template.line_of("parameters"), "parameters",
+                        f"only {count} distinct variants; a template needs at least {MIN_VARIANTS}")
+            )  # fmt: skip
+        for seed in range(seeds):
+            problem = generate(template, seed, specs)
+            for part, message in _part_problems(problem):
+                findings.append(
+                    Finding(
+                        template.file, _part_line(template, part), f"parts.{part}", f"seed {seed}: {message}"
+                    )
+                )
+            if len(findings) >= 5:  # one broken part fails every seed; five findings say enough
+                break
+    except PerfdrillError as exc:
+        findings.append(_finding(exc, template.file))
+    return findings
+
+
+def _part_line(template: Template, name: str) -> int | None:
+    return next((p.line for p in template.parts if p.name == name), None)
+
+
+def _part_problems(problem: Problem) -> list[tuple[str, str]]:
+    problems = []
+    for part in problem.parts:
+        for message in _numeric_problems(part) if part.kind == "numeric" else _choice_problems(part):
+            problems.append((part.name, message))
+        if grade_part(part, GARBAGE).status != "invalid":
+            problems.append((part.name, f"garbage {GARBAGE!r} was not reported as invalid"))
+    return problems
+
+
+def _numeric_problems(part: ProblemPart) -> list[str]:
+    assert part.value is not None
+    problems = []
+    if not math.isfinite(part.value) or part.value == 0:
+        return [f"answer is {part.value}; a numeric answer must be finite and non-zero"]
+    if grade_part(part, show_number(part.value, part.unit)).status != "correct":
+        problems.append(f"the expected answer {show_number(part.value, part.unit)!r} does not grade correct")
+    for factor in (1.5, 0.5):
+        if grade_part(part, f"{part.value * factor!r} {part.unit}").status != "incorrect":
+            problems.append(f"the answer ×{factor} does not grade incorrect")
+    for mistake, value in part.mistakes:
+        if within(value, part.value, part.tolerance):
+            problems.append(f"mistake {mistake!r} gives the right answer here, so it cannot be diagnosed")
+    for (first, a), (second, b) in combinations(part.mistakes, 2):
+        if within(a, b, part.tolerance) or within(b, a, part.tolerance):
+            problems.append(f"mistakes {first!r} and {second!r} give the same value")
+    return problems
+
+
+def _choice_problems(part: ProblemPart) -> list[str]:
+    problems = []
+    right = ", ".join(chr(ord("a") + part.choices.index(c)) for c in part.correct) or "none"
+    if grade_part(part, right).status != "correct":
+        problems.append(f"the expected choice {right!r} does not grade correct")
+    if part.kind == "choice":
+        for index, choice in enumerate(part.choices):
+            if choice not in part.correct and grade_part(part, chr(ord("a") + index)).status != "incorrect":
+                problems.append(f"the wrong choice {choice!r} does not grade incorrect")
+    return problems
+
+
+def check_paths(paths: list[Path], specs: SpecBook, seeds: int) -> tuple[int, list[Finding]]:
+    """Load and self-test every template under `paths`; returns (templates seen, findings)."""
+    seen = 0
+    findings: list[Finding] = []
+    for root in paths:
+        for folder in template_folders(root):
+            seen += 1
+            try:
+                (template,) = load_folders([folder], root)
+            except PerfdrillError as exc:
+                findings.append(_finding(exc, str(folder)))
+                continue
+            findings += self_test(template, specs, seeds)
+    return seen, findings

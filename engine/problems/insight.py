@@ -1,0 +1,83 @@
+"""One sentence of intuition per regime a variant lands in, built from the computed values."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.explain import display
+
+
+def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], Any]) -> list[str]:
+    """Why the numbers came out as they did, and what would change them.
+
+    A sentence is written only for a quantity the variant already computed (its answers and their
+    dependencies); the supporting numbers it quotes are computed through `lookup` if needed.
+    """
+
+    def show(name: str) -> str:
+        return display(workload, name, lookup(name))
+
+    def has(trigger: str, *supporting: str) -> bool:
+        if trigger not in values:
+            return False
+        try:
+            return all(lookup(name) is not None for name in supporting)
+        except PerfdrillError:
+            return False
+
+    sentences = []
+    if has("regime", "launch_time", "unfused_memory_time") and round(float(values["regime"])) == 2:
+        sentences.append(
+            f"Overhead-bound: dispatching the kernels takes {show('launch_time')}, longer than their "
+            f"{show('unfused_memory_time')} of memory traffic, so the GPU idles; fuse the ops "
+            "(torch.compile) or replay them as one CUDA graph."
+        )
+    elif has("bound", "arithmetic_intensity", "ridge_point"):
+        if round(float(values["bound"])) == 1:
+            sentences.append(
+                f"Compute-bound: an intensity of {show('arithmetic_intensity')} is above the ridge point "
+                f"of {show('ridge_point')}, so the math units are the bottleneck; only fewer FLOPs, "
+                "a lower-precision tensor-core path or a faster chip lowers the time."
+            )
+        else:
+            sentences.append(
+                f"Memory-bound: an intensity of {show('arithmetic_intensity')} is below the ridge point "
+                f"of {show('ridge_point')}, so the chip waits on memory; fewer bytes (a smaller dtype, "
+                "fusion) or more work per byte (a bigger batch) would help."
+            )
+    if has("verdict", "slowdown"):
+        suspicious = round(float(values["verdict"])) == 1
+        sentences.append(
+            f"The measurement is {show('slowdown')}× the roofline estimate, so by the order-of-magnitude "
+            f"rule it {'calls for a hunt for inefficiencies' if suspicious else 'makes sense'}."
+        )
+    if has("fits", "memory_required", "system_memory"):
+        fits = round(float(values["fits"])) == 1
+        sentences.append(
+            f"It needs {show('memory_required')} of the {show('system_memory')} available, so it "
+            f"{'fits' if fits else 'does not fit'}."
+        )
+    if has("optimal_batch", "optimal_is_knee"):
+        if round(float(values["optimal_is_knee"])) == 1:
+            sentences.append(
+                "Past the knee every extra sequence adds compute time as fast as it adds tokens, so "
+                "throughput stops growing and only latency rises."
+            )
+        else:
+            sentences.append(
+                "Memory runs out before the batch turns compute-bound, so the largest batch that fits "
+                "gives the most throughput."
+            )
+    if has("score_matrix_ratio"):
+        sentences.append(
+            f"The score matrix grows with the square of the sequence and is {show('score_matrix_ratio')}× "
+            "the size of Q, K, V and O; FlashAttention tiles it through on-chip SRAM and never stores it."
+        )
+    if has("activation_savings"):
+        sentences.append(
+            f"Checkpointing cuts activation memory {show('activation_savings')}× for one extra forward "
+            "pass (about a third more compute)."
+        )
+    return sentences

@@ -1,0 +1,158 @@
+"""The catalogue of named mistakes. Each is a variation of the engine's own derivation: one
+quantity replaced by what a person who made the slip would have used, everything downstream
+recomputed by the same formulas. A wrong answer that lands on exactly one of these values gets
+that mistake's name and explanation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from perfdrill.engine.problems.expressions import Expression, parse_expression
+
+ANSWER = "answer"  # a replacement target meaning the final value itself (unit slips)
+
+
+@dataclass(frozen=True)
+class Mistake:
+    id: str
+    title: str
+    explanation: str
+    replace: tuple[tuple[str, str], ...]  # (quantity or ANSWER, expression over that scenario's values)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return tuple(target for target, _ in self.replace)
+
+    def expressions(self) -> tuple[tuple[str, Expression], ...]:
+        return _parsed(self)
+
+
+@cache
+def _parsed(mistake: Mistake) -> tuple[tuple[str, Expression], ...]:
+    return tuple(
+        (target, parse_expression(text, field=f"mistake {mistake.id}")) for target, text in mistake.replace
+    )
+
+
+def _m(mistake_id: str, title: str, explanation: str, **replace: str) -> Mistake:
+    return Mistake(mistake_id, title, explanation, tuple(replace.items()))
+
+
+CATALOGUE: dict[str, Mistake] = {
+    m.id: m
+    for m in (
+        _m(
+            "matmul-missing-2",
+            "Missing the 2 in FLOPs",
+            "A multiply-add is two FLOPs, so a matmul costs 2·m·k·n and a token 2 FLOP per parameter.",
+            flops="flops / 2",
+            prefill_flops="prefill_flops / 2",
+        ),
+        _m(
+            "sparse-peak",
+            "Used the sparse datasheet peak",
+            "Datasheets headline 2:4 structured-sparsity FLOP/s; dense math runs at half of that.",
+            peak_flops="2 * peak_flops",
+        ),
+        _m(
+            "bits-as-bytes",
+            "Bits read as bytes",
+            "A byte is 8 bits: an 8-bit weight is 1 byte, a 4-bit weight half a byte.",
+            weight_bytes_per_param="8 * weight_bytes_per_param",
+        ),
+        _m(
+            "gib-as-gb",
+            "GiB written as GB",
+            "Dividing by 2^30 gives GiB; a GB is 10^9 bytes, about 7% less than a GiB.",
+            answer="answer * 1e9 / 2**30",
+        ),
+        _m(
+            "kv-one-tensor",
+            "Counted K or V, not both",
+            "The cache keeps both a key and a value vector per KV head per layer.",
+            kv_elements_per_token_per_layer="kv_elements_per_token_per_layer / 2",
+        ),
+        _m(
+            "query-heads-for-kv",
+            "Used query heads for the KV cache",
+            "With grouped-query or multi-query attention the cache holds kv_heads, not the query heads.",
+            kv_heads="heads",
+        ),
+        _m(
+            "fp32-bytes",
+            "Used fp32's 4 bytes for a 16-bit dtype",
+            "bf16 and fp16 take 2 bytes per element, not 4.",
+            activation_bytes="4",
+            weight_bytes_per_param="4",
+            kv_bytes_per_element="4",
+        ),
+        _m(
+            "weights-per-sequence",
+            "Read the weights once per sequence",
+            "A decode step reads the weights once and the whole batch shares them.",
+            weight_bytes="weight_bytes * batch",
+        ),
+        _m(
+            "all-reduce-one-pass",
+            "All-reduce as a single pass",
+            "A ring all-reduce is a reduce-scatter plus an all-gather: the data crosses the ring twice.",
+            all_reduce_time="ring_pass_time",
+        ),
+        _m(
+            "all-reduce-whole-buffer",
+            "Missing the (N−1)/N in a ring pass",
+            "In a ring each chip sends (N−1)/N of the buffer per pass, not all of it.",
+            ring_pass_time="collective_bytes / link_bandwidth",
+        ),
+        _m(
+            "training-2n",
+            "Used 2·N·D for training FLOPs",
+            "Training is about 6·N·D: 2 FLOP per parameter per token forward and 4 backward.",
+            flops="flops / 3",
+        ),
+        _m(
+            "unit-slip-high",
+            "Off by 1000 (a ms/µs or k/M slip)",
+            "The answer is exactly 1000 times too large: check the prefix when converting.",
+            answer="answer * 1000",
+        ),
+        _m(
+            "unit-slip-low",
+            "Off by 1000 (a µs/ms or M/k slip)",
+            "The answer is exactly 1000 times too small: check the prefix when converting.",
+            answer="answer / 1000",
+        ),
+        _m(
+            "total-for-active",
+            "Used total instead of active MoE parameters",
+            "Each token goes through only experts_per_token of the routed experts.",
+            active_params="params",
+        ),
+        _m(
+            "summed-not-max",
+            "Added compute and memory time",
+            "Compute and memory traffic overlap, so the roofline time is the larger of the two, not the sum.",
+            runtime="compute_time + memory_time",
+        ),
+        _m(
+            "moe-critical-no-sparsity",
+            "Forgot the E/k factor of an MoE",
+            "Each expert sees only k/E of the batch, so the batch must be E/k times larger to fill it.",
+            critical_batch="ridge_point * weight_bytes_per_param / 2",
+        ),
+        _m(
+            "knee-without-kv",
+            "Left the KV-cache reads out of the knee",
+            "Each added sequence also reads its KV cache, which pushes the knee to a larger batch.",
+            sequence_time_margin="flops_per_sequence / system_flops",
+        ),
+        _m(
+            "unfused-counted-once",
+            "Counted the unfused chain's traffic once",
+            "Unfused, every kernel reads its input from memory and writes its output back.",
+            unfused_bytes="bytes",
+        ),
+    )
+}

@@ -1,0 +1,154 @@
+"""Rendering template text (prompts, part prompts, hints, insights) in Jinja2's sandbox.
+
+Templates are untrusted: the sandbox refuses attribute tricks such as `__class__`, nothing can
+import or open files, and StrictUndefined turns a misspelt name into an error instead of a blank.
+Numbers reach the text only through the values the engine computed, formatted with units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from functools import cache
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from perfdrill.engine.errors import PerfdrillError, TemplateError
+from perfdrill.engine.model.evaluation import INPUTS
+from perfdrill.engine.model.explain import display
+from perfdrill.engine.model.specs import Chip, Model
+from perfdrill.engine.model.units import format_quantity
+
+
+def _qty(value: float, unit: str = "1", digits: int = 3) -> str:
+    return format_quantity(float(value), unit, digits=digits)
+
+
+def _num(value: float) -> str:
+    number = float(value)
+    return f"{int(number):,}" if number.is_integer() else f"{number:,.6g}"
+
+
+@cache
+def environment() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False
+    )
+    env.filters["qty"] = _qty
+    env.filters["num"] = _num
+    return env
+
+
+@cache
+def compile_text(text: str) -> jinja2.Template:
+    return environment().from_string(text)
+
+
+def render(text: str, context: Mapping[str, Any], *, file: str, field: str, line: int | None = None) -> str:
+    """Render one piece of template text; every Jinja failure is a located TemplateError."""
+    try:
+        return compile_text(text).render(context).strip()
+    except jinja2.exceptions.SecurityError as exc:
+        raise TemplateError(f"security error: {exc}", file=file, line=line, field=field) from None
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(
+            f"Jinja syntax error: {exc.message}", file=file, line=exc.lineno, field=field
+        ) from None
+    except jinja2.UndefinedError as exc:
+        raise TemplateError(
+            f"undefined in template: {exc.message}", file=file, line=line, field=field
+        ) from None
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise TemplateError(f"rendering failed: {exc}", file=file, line=line, field=field) from None
+
+
+def chip_view(chip: Chip) -> dict[str, Any]:
+    """What a prompt may show of a chip: names and the spec's own written figures."""
+    return {
+        "id": chip.id,
+        "name": chip.name,
+        "vendor": chip.vendor,
+        "memory": chip.memory.shown,
+        "memory_bandwidth": chip.memory_bandwidth.shown,
+        "peak": {dtype: value.shown for dtype, value in chip.peak_flops.items()},
+        "link_bandwidth": chip.link_bandwidth.shown if chip.link_bandwidth else "none",
+        "host_link_bandwidth": chip.host_link_bandwidth.shown if chip.host_link_bandwidth else "none",
+    }
+
+
+def model_view(model: Model) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "id": model.id,
+        "name": model.name,
+        "mlp": "gated (3 matrices)" if model.gated_mlp else "plain (2 matrices)",
+        "attention": "MHA" if model.kv_heads == model.heads else ("MQA" if model.kv_heads == 1 else "GQA"),
+    }
+    for name in (
+        "layers",
+        "d_model",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "ffn",
+        "vocab",
+        "experts",
+        "experts_per_token",
+    ):
+        view[name] = _num(getattr(model, name))
+    return view
+
+
+class Given(Mapping[str, str]):
+    """`given.name` in a template: an input or any computed quantity, formatted with its unit.
+
+    Computed quantities are evaluated only when a template asks for them (`given.params`).
+    """
+
+    def __init__(
+        self,
+        inputs: Mapping[str, float],
+        lookup: Callable[[str], Any],
+        workload: str,
+        units: Mapping[str, str],
+    ) -> None:
+        self._inputs = inputs
+        self._lookup = lookup
+        self._workload = workload
+        self._units = {name: unit for name, (unit, _doc) in INPUTS.items()} | dict(units)
+
+    def __getitem__(self, name: str) -> str:
+        if name in self._inputs and name in self._units:
+            return format_quantity(self._inputs[name], self._units[name])
+        if name in self._inputs:
+            return _num(self._inputs[name])
+        try:
+            return display(self._workload, name, self._lookup(name))
+        except PerfdrillError as exc:
+            raise KeyError(name) from exc
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._inputs)
+
+    def __len__(self) -> int:
+        return len(self._inputs)
+
+
+def context(
+    params: Mapping[str, Any],
+    inputs: Mapping[str, float],
+    lookup: Callable[[str], Any],
+    workload: str,
+    units: Mapping[str, str],
+) -> dict[str, Any]:
+    """Names a template's text can use: parameters (chips and models as views) and `given`."""
+    values: dict[str, Any] = {}
+    for name, value in params.items():
+        if isinstance(value, Chip):
+            values[name] = chip_view(value)
+        elif isinstance(value, Model):
+            values[name] = model_view(value)
+        else:
+            values[name] = value
+    values["given"] = Given(inputs, lookup, workload, units)
+    return values

@@ -1,0 +1,112 @@
+"""`perfdrill specs [chips|models] [--json]`: what the engine knows, with sources."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from perfdrill.engine.model.specs import Sourced, SpecBook, load_specs
+from perfdrill.engine.model.units import format_quantity
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("specs", help="list known chips and models")
+    parser.add_argument("kind", nargs="?", choices=("chips", "models"), help="only chips or only models")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_specs_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_specs_option(parser: Any) -> None:
+    parser.add_argument(
+        "--specs",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="extra folder of chip/model YAML",
+    )
+
+
+def _sourced(value: Sourced | None, unit: str, **extra: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {"value": value.value, "unit": unit, "as_written": value.shown, **extra, "source": value.source}
+
+
+def as_json(book: SpecBook, kind: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if kind in (None, "chips"):
+        out["chips"] = {
+            c.id: {
+                "name": c.name,
+                "vendor": c.vendor,
+                "peak_flops": {d: _sourced(s, "FLOP/s") for d, s in c.peak_flops.items()},
+                "memory": _sourced(c.memory, "byte"),
+                "memory_bandwidth": _sourced(c.memory_bandwidth, "byte/s"),
+                "link_bandwidth": _sourced(c.link_bandwidth, "byte/s", direction="one-way"),
+                "host_link_bandwidth": _sourced(c.host_link_bandwidth, "byte/s", direction="one-way"),
+            }
+            for c in book.chips.values()
+        }
+    if kind in (None, "models"):
+        out["models"] = {
+            m.id: {
+                "name": m.name,
+                "source": m.source,
+                "layers": m.layers,
+                "d_model": m.d_model,
+                "heads": m.heads,
+                "kv_heads": m.kv_heads,
+                "head_dim": m.head_dim,
+                "ffn": m.ffn,
+                "vocab": m.vocab,
+                "gated_mlp": m.gated_mlp,
+                "tied_embeddings": m.tied_embeddings,
+                "experts": m.experts,
+                "experts_per_token": m.experts_per_token,
+            }
+            for m in book.models.values()
+        }
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    book = load_specs(args.specs)
+    if args.json:
+        print(json.dumps(as_json(book, args.kind), indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if args.kind in (None, "chips"):
+        table = Table(title="Chips (dense peak FLOP/s; links one-way)")
+        for column in ("id", "name", "bf16", "fp8", "memory", "bandwidth", "link"):
+            table.add_column(column)
+        for c in book.chips.values():
+            peak = {d: format_quantity(s.value, "FLOP/s") for d, s in c.peak_flops.items()}
+            link = format_quantity(c.link_bandwidth.value, "byte/s") if c.link_bandwidth else "—"
+            table.add_row(
+                c.id,
+                c.name,
+                peak.get("bf16", peak.get("fp16", "—")),
+                peak.get("fp8", "—"),
+                c.memory.shown,
+                format_quantity(c.memory_bandwidth.value, "byte/s"),
+                link,
+            )
+        console.print(table)
+    if args.kind in (None, "models"):
+        table = Table(title="Models")
+        for column in ("id", "name", "layers", "d_model", "heads/kv", "ffn", "experts"):
+            table.add_column(column)
+        for m in book.models.values():
+            experts = f"{m.experts_per_token}/{m.experts}" if m.is_moe else "—"
+            table.add_row(
+                m.id, m.name, str(m.layers), str(m.d_model), f"{m.heads}/{m.kv_heads}", str(m.ffn), experts
+            )
+        console.print(table)
+    return 0
