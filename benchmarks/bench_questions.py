@@ -20,7 +20,7 @@ from perfdrill.engine.model.workloads import WORKLOADS
 from perfdrill.engine.output.markdown import explanation_markdown
 from perfdrill.engine.practice.plan import pick_set
 from perfdrill.engine.problems.bank import load_bank
-from perfdrill.engine.problems.generate import draw_variant, generate, show_number
+from perfdrill.engine.problems.generation import draw_variant, generate, show_number
 from perfdrill.engine.problems.grading import grade_part
 
 PROBLEMS = 1000

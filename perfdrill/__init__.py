@@ -1,1 +1,13 @@
-"""perfdrill's command line: the front end that ties the engine and the TUI together."""
+"""perfdrill: practise GPU and LLM performance interview questions in the terminal.
+
+The one installed package. `perfdrill.engine` is the headless core, `perfdrill.tui` the Textual
+practice app, `perfdrill.cli` the command line; `questions/` and `specs/` are the built-in data.
+"""
+
+
+def __getattr__(name: str) -> str:
+    if name == "__version__":  # read lazily: importlib.metadata costs start-up time
+        from importlib.metadata import version
+
+        return version("perfdrill")
+    raise AttributeError(f"module 'perfdrill' has no attribute {name!r}")

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from perfdrill.engine.errors import AnswerFormatError
 from perfdrill.engine.problems.answers import parse_choices, parse_numeric
-from perfdrill.engine.problems.generate import ProblemPart
+from perfdrill.engine.problems.generation import ProblemPart
 
 UNITS = ["ms", "GB", "FLOP/B", "TFLOP/s", "KiB/token", "params", "1", "day"]
 

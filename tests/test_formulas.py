@@ -3,7 +3,7 @@
 import pytest
 
 from perfdrill.engine.model.evaluation import evaluate
-from perfdrill.engine.model.hardware import hardware, model_inputs
+from perfdrill.engine.model.formula_inputs import hardware, model_inputs
 from perfdrill.engine.model.specs import load_specs
 
 

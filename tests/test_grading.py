@@ -12,7 +12,7 @@ import pytest
 
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_folders
-from perfdrill.engine.problems.generate import Problem, generate
+from perfdrill.engine.problems.generation import Problem, generate
 from perfdrill.engine.problems.grading import grade, grade_part
 from tests.helpers import MATMUL, RIDGE, write_template
 

@@ -1,5 +1,6 @@
 """The engine stays headless, and an installed wheel (not only a checkout) finds its data."""
 
+import importlib
 import os
 import pkgutil
 import subprocess
@@ -102,3 +103,21 @@ def test_installed_wheel_finds_its_specs_and_questions(tmp_path: Path) -> None:
         )
         assert done.returncode == 0, done.stderr
     assert (outside / "set.pdf").read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "perfdrill.engine",
+        "perfdrill.engine.model",
+        "perfdrill.engine.problems",
+        "perfdrill.engine.output",
+        "perfdrill.engine.practice",
+    ],
+)
+def test_public_names_are_not_shadowed_by_submodules(package: str) -> None:
+    """Importing a submodule sets it as an attribute of its package, so a public function sharing
+    a submodule's name would turn into that module as soon as anything imported it."""
+    module = importlib.import_module(package)
+    submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+    assert not set(module.__all__) & submodules

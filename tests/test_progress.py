@@ -16,7 +16,7 @@ from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.practice.plan import Plan
 from perfdrill.engine.practice.progress import Attempt, ProgressStore, summarize
 from perfdrill.engine.problems.bank import load_folders
-from perfdrill.engine.problems.generate import generate
+from perfdrill.engine.problems.generation import generate
 from perfdrill.engine.problems.grading import grade
 from tests.helpers import MATMUL, write_template
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfdrill.engine.model.evaluation import evaluate
-from perfdrill.engine.model.hardware import hardware, model_inputs
+from perfdrill.engine.model.formula_inputs import hardware, model_inputs
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.model.workloads import WORKLOADS
 

@@ -13,7 +13,7 @@ import pytest
 
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_bank
-from perfdrill.engine.problems.generate import generate
+from perfdrill.engine.problems.generation import generate
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.templates import DIFFICULTIES, FAMILIES
 

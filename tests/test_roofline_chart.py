@@ -8,7 +8,7 @@ import pytest
 
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_folders
-from perfdrill.engine.problems.generate import generate
+from perfdrill.engine.problems.generation import generate
 from perfdrill.engine.problems.roofline_view import OperatingPoint, Roof, RooflineView
 from perfdrill.tui.chart import MARKERS, roofline_text
 from tests.helpers import MATMUL, write_template

@@ -4,7 +4,7 @@ import pytest
 
 from perfdrill.engine.errors import SpecError
 from perfdrill.engine.model.evaluation import evaluate
-from perfdrill.engine.model.hardware import model_inputs
+from perfdrill.engine.model.formula_inputs import model_inputs
 from perfdrill.engine.model.specs import load_specs
 
 CHIPS = [

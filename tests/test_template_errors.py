@@ -9,7 +9,7 @@ import pytest
 from perfdrill.engine.errors import TemplateError
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_folders
-from perfdrill.engine.problems.generate import generate
+from perfdrill.engine.problems.generation import generate
 from tests.helpers import write_template
 
 GOOD = """

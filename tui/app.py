@@ -12,14 +12,10 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.model.specs import SpecBook, load_specs
-from perfdrill.engine.model.units import registry
-from perfdrill.engine.practice.plan import Plan, Practice
-from perfdrill.engine.practice.progress import Attempt, ProgressStore
-from perfdrill.engine.practice.session import SessionState
-from perfdrill.engine.problems.bank import Bank, load_bank
-from perfdrill.engine.problems.generate import Problem
+from perfdrill.engine import PerfdrillError
+from perfdrill.engine.model import SpecBook, load_specs, registry
+from perfdrill.engine.practice import Attempt, Plan, Practice, ProgressStore, SessionState
+from perfdrill.engine.problems import Bank, Problem, load_bank
 from perfdrill.tui import messages
 from perfdrill.tui.screens.feedback import FeedbackScreen
 from perfdrill.tui.screens.help import HelpScreen

@@ -10,8 +10,8 @@ import math
 
 from rich.text import Text
 
-from perfdrill.engine.model.units import format_quantity
-from perfdrill.engine.problems.roofline_view import RooflineView
+from perfdrill.engine.model import format_quantity
+from perfdrill.engine.problems import RooflineView
 
 _BRAILLE_BASE = 0x2800
 # Dot bit for (column 0-1, row 0-3) inside one braille cell.

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from textual.message import Message
 
-from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.problems.generate import Problem
+from perfdrill.engine.practice import Plan
+from perfdrill.engine.problems import Problem
 
 
 class StartSession(Message):

@@ -10,12 +10,19 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from perfdrill.engine.errors import AnswerFormatError
-from perfdrill.engine.output.markdown import letter, lettered
-from perfdrill.engine.output.spec_tables import spec_tables
-from perfdrill.engine.problems.answers import expected_form, parse_choices, parse_numeric
-from perfdrill.engine.problems.generate import Problem, ProblemPart, show_number
-from perfdrill.engine.problems.roofline_view import RooflineView
+from perfdrill.engine import AnswerFormatError
+from perfdrill.engine.output import spec_tables
+from perfdrill.engine.problems import (
+    Problem,
+    ProblemPart,
+    RooflineView,
+    expected_form,
+    letter,
+    lettered,
+    parse_choices,
+    parse_numeric,
+    show_number,
+)
 from perfdrill.tui.chart import roofline_text
 
 

@@ -1,1 +1,55 @@
-"""The performance model: units, chip and model specs, the formulas, their evaluation and worked steps."""
+"""The performance model: units, chip and model specs, the formulas, their evaluation and worked steps.
+
+Every quantity is one sympy expression (formulas.py, workloads.py and the modules they gather);
+codegen.py turns them into the committed generated_*.py modules that evaluation.py runs.
+"""
+
+from perfdrill.engine.model.evaluation import INPUTS, QuantityInfo, computed, evaluate, info, workload_names
+from perfdrill.engine.model.explain import Step, derivation, display, label
+from perfdrill.engine.model.formula_inputs import (
+    TRAINING_CONVENTIONS,
+    Hardware,
+    dtype_bytes,
+    hardware,
+    model_inputs,
+    training_bytes_per_param,
+)
+from perfdrill.engine.model.specs import (
+    COMPUTE_DTYPES,
+    DTYPE_BYTES,
+    Chip,
+    Model,
+    Sourced,
+    SpecBook,
+    load_specs,
+)
+from perfdrill.engine.model.units import format_quantity, parse_quantity, registry
+
+__all__ = [
+    "COMPUTE_DTYPES",
+    "DTYPE_BYTES",
+    "INPUTS",
+    "TRAINING_CONVENTIONS",
+    "Chip",
+    "Hardware",
+    "Model",
+    "QuantityInfo",
+    "Sourced",
+    "SpecBook",
+    "Step",
+    "computed",
+    "derivation",
+    "display",
+    "dtype_bytes",
+    "evaluate",
+    "format_quantity",
+    "hardware",
+    "info",
+    "label",
+    "load_specs",
+    "model_inputs",
+    "parse_quantity",
+    "registry",
+    "training_bytes_per_param",
+    "workload_names",
+]

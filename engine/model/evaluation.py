@@ -33,7 +33,7 @@ def _module(vector: bool) -> ModuleType:
     return generated_scalar
 
 
-def workloads() -> list[str]:
+def workload_names() -> list[str]:
     """Every workload's name, sorted."""
     return sorted(generated_scalar.TABLE)
 

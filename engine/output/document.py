@@ -13,8 +13,8 @@ from typing import Any
 from perfdrill.engine.output.blocks import blocks
 from perfdrill.engine.output.markdown import explanation_markdown, letter, lettered
 from perfdrill.engine.output.plots import roofline_svg
-from perfdrill.engine.output.spec_tables import spec_tables
-from perfdrill.engine.problems.generate import Problem, ProblemPart
+from perfdrill.engine.output.spec_facts import spec_tables
+from perfdrill.engine.problems.generation import Problem, ProblemPart
 from perfdrill.engine.problems.templates import FAMILIES
 
 

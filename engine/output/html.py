@@ -23,5 +23,5 @@ def _template() -> jinja2.Template:
     return environment.get_template("set.html.j2")
 
 
-def html(document: dict[str, Any]) -> str:
+def render_html(document: dict[str, Any]) -> str:
     return _template().render(doc=document) + "\n"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from perfdrill.engine.problems.answers import letter, lettered
-from perfdrill.engine.problems.generate import Problem, ProblemPart
+from perfdrill.engine.problems.generation import Problem, ProblemPart
 from perfdrill.engine.problems.templates import FAMILIES
 
 ANSWER_MODES = ("key", "inline", "none")

@@ -12,7 +12,7 @@ from perfdrill.engine.errors import PerfdrillError
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "set.typ"
 
 
-def pdf(document: dict[str, Any]) -> bytes:
+def render_pdf(document: dict[str, Any]) -> bytes:
     """The set rendered to PDF. System fonts are ignored, so every machine prints the same pages."""
     import typst
 

@@ -14,7 +14,7 @@ from typing import Any
 from perfdrill.engine.errors import TemplateError, UsageError
 from perfdrill.engine.model.specs import SpecBook
 from perfdrill.engine.problems.bank import Bank
-from perfdrill.engine.problems.generate import Problem, generate, variant_seed
+from perfdrill.engine.problems.generation import Problem, generate, variant_seed
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import candidates
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.problems.generate import Problem, variant_seed
+from perfdrill.engine.problems.generation import Problem, variant_seed
 from perfdrill.engine.problems.grading import Grade
 from perfdrill.engine.resources import user_data_dir
 

@@ -16,7 +16,7 @@ from perfdrill.engine.practice.progress import (
     StoredSession,
     summarize,
 )
-from perfdrill.engine.problems.generate import Problem
+from perfdrill.engine.problems.generation import Problem
 from perfdrill.engine.problems.grading import Grade, grade
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from perfdrill.engine.cache import remembered
 from perfdrill.engine.errors import AnswerFormatError, PerfdrillError
 from perfdrill.engine.model.units import DIMENSION_EXAMPLES, base_unit_key, parse_quantity, parse_unit
-from perfdrill.engine.problems.generate import ProblemPart
+from perfdrill.engine.problems.generation import ProblemPart
 
 _SEPARATORS = re.compile(r"\s*(?:,|;|\band\b|\s)\s*")
 

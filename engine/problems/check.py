@@ -15,7 +15,7 @@ from pathlib import Path
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.specs import SpecBook
 from perfdrill.engine.problems.bank import load_folders, template_folders
-from perfdrill.engine.problems.generate import Problem, ProblemPart, generate, show_number
+from perfdrill.engine.problems.generation import Problem, ProblemPart, generate, show_number
 from perfdrill.engine.problems.grading import grade_part, within
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import candidates

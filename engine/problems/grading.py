@@ -10,7 +10,7 @@ from typing import Any
 
 from perfdrill.engine.errors import AnswerFormatError
 from perfdrill.engine.problems.answers import parse_choices, parse_numeric
-from perfdrill.engine.problems.generate import Problem, ProblemPart
+from perfdrill.engine.problems.generation import Problem, ProblemPart
 from perfdrill.engine.problems.mistakes import CATALOGUE
 
 

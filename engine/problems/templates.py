@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from perfdrill.engine.errors import TemplateError
-from perfdrill.engine.model.evaluation import workloads
+from perfdrill.engine.model.evaluation import workload_names
 from perfdrill.engine.problems.expressions import Expression
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.schema_fields import Fields
@@ -156,7 +156,7 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
         family=family,
         difficulty=top.one_of("difficulty", DIFFICULTIES),
         tags=tuple(str(tag) for tag in top.get("tags", list, [])),
-        workload=top.one_of("workload", workloads()),
+        workload=top.one_of("workload", workload_names()),
         parameters=parameters,
         scenario=_scenario(top, names),
         inputs={key: top.child("inputs").expression(key) for key in top.get("inputs", dict, {})},

@@ -15,7 +15,7 @@ from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError, SpecError, TemplateError, UsageError
 from perfdrill.engine.model.evaluation import computed, fill
-from perfdrill.engine.model.hardware import hardware, model_inputs
+from perfdrill.engine.model.formula_inputs import hardware, model_inputs
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.expressions import Expression
 from perfdrill.engine.problems.mistakes import ANSWER, Mistake

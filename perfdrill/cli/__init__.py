@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine import PerfdrillError
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -25,7 +25,9 @@ def build_parser() -> OneLineParser:
             "Practise GPU and LLM performance questions: roofline, batching, KV cache, parallelism."
         ),
     )
-    parser.add_argument("--version", action="version", version="perfdrill 0.1.0")
+    from importlib.metadata import version
+
+    parser.add_argument("--version", action="version", version=f"perfdrill {version('perfdrill')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     from perfdrill.cli import authoring, calc, practice, printing, questions, specs
 

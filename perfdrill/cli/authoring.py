@@ -15,19 +15,22 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 
-from perfdrill.cli.questions import add_questions_option
-from perfdrill.cli.specs import add_specs_option
-from perfdrill.engine.errors import PerfdrillError, UsageError
-from perfdrill.engine.model.evaluation import computed, info, workloads
-from perfdrill.engine.model.specs import load_specs
-from perfdrill.engine.output.markdown import explanation_markdown, letter
-from perfdrill.engine.problems.bank import load_bank, load_folders
-from perfdrill.engine.problems.generate import Problem, generate, show_number
-from perfdrill.engine.problems.mistakes import CATALOGUE
-from perfdrill.engine.problems.question_schema import question_schema
-from perfdrill.engine.problems.scaffold import scaffold
-from perfdrill.engine.problems.templates import Template
-from perfdrill.engine.resources import user_data_dir
+from perfdrill.cli.options import add_questions_option, add_specs_option
+from perfdrill.engine import PerfdrillError, UsageError, user_data_dir
+from perfdrill.engine.model import computed, info, load_specs, workload_names
+from perfdrill.engine.output import explanation_markdown
+from perfdrill.engine.problems import (
+    CATALOGUE,
+    Problem,
+    Template,
+    generate,
+    letter,
+    load_bank,
+    load_folders,
+    question_schema,
+    scaffold,
+    show_number,
+)
 
 
 def register(commands: Any) -> None:
@@ -56,12 +59,12 @@ def register(commands: Any) -> None:
 
 def run_quantities(args: argparse.Namespace) -> int:
     if args.workload is None:
-        for workload in workloads():
+        for workload in workload_names():
             print(f"{workload:<22} {len(computed(workload))} quantities")
         print("\nperfdrill quantities WORKLOAD lists each with its unit and formula")
         return 0
-    if args.workload not in workloads():
-        raise UsageError(f"unknown workload {args.workload!r}; workloads: {', '.join(workloads())}")
+    if args.workload not in workload_names():
+        raise UsageError(f"unknown workload {args.workload!r}; workloads: {', '.join(workload_names())}")
     results = sorted(computed(args.workload))
     inputs = sorted({arg for name in results for arg in info(args.workload, name).args} - set(results))
     print(f"inputs of {args.workload} (from the scenario, parameters or `inputs:`):")

@@ -6,13 +6,20 @@ import argparse
 import json
 from typing import Any
 
-from perfdrill.cli.specs import add_specs_option
-from perfdrill.engine.errors import UsageError
-from perfdrill.engine.model import hardware as scenario
-from perfdrill.engine.model.evaluation import evaluate, info
-from perfdrill.engine.model.explain import derivation, display, label
-from perfdrill.engine.model.specs import COMPUTE_DTYPES, DTYPE_BYTES, load_specs
-from perfdrill.engine.model.units import parse_quantity
+from perfdrill.cli.options import add_specs_option
+from perfdrill.cli.values import json_value, print_results
+from perfdrill.engine import UsageError
+from perfdrill.engine.model import (
+    COMPUTE_DTYPES,
+    DTYPE_BYTES,
+    dtype_bytes,
+    evaluate,
+    hardware,
+    load_specs,
+    model_inputs,
+    parse_quantity,
+    training_bytes_per_param,
+)
 
 # subcommand -> (workload, [(result name, quantity name)])
 _ROOFLINE = ["flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"]
@@ -45,15 +52,6 @@ RESULTS: dict[str, list[tuple[str, str]]] = {
     ],
     "train": [(n, n) for n in ("flops", "time", "memory_required", "min_chips")],
 }
-SWEEP_COLUMNS = [
-    "compute_time",
-    "memory_time",
-    "runtime",
-    "bound",
-    "memory_required",
-    "fits",
-    "tokens_per_second",
-]
 MODEL_LEVEL = {"params", "active_params", "kv_bytes_per_token"}
 _ARCH_FLAGS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab")
 
@@ -210,7 +208,7 @@ def gather_inputs(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[s
     echo["dtype"] = args.dtype
     if name != "model":  # sizes alone need no hardware
         chip = book.chip(args.chip) if args.chip else None
-        hw = scenario.hardware(
+        hw = hardware(
             chip,
             args.dtype,
             flops=_quantity(args.flops, "FLOP/s", "--flops"),
@@ -234,7 +232,7 @@ def gather_inputs(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[s
             k=args.k,
             n=args.n,
             activation_bytes=activation_bytes,
-            weight_bytes_per_param=scenario.dtype_bytes(args.weight_dtype or args.dtype, "--weight-dtype"),
+            weight_bytes_per_param=dtype_bytes(args.weight_dtype or args.dtype, "--weight-dtype"),
         )
         echo.update(m=args.m, k=args.k, n=args.n)
     elif name == "elementwise":
@@ -258,7 +256,7 @@ def gather_inputs(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[s
         if model is None and not arch and args.params is None:
             raise UsageError("give --model, or the architecture flags, or --params")
         inputs.update(
-            scenario.model_inputs(
+            model_inputs(
                 model,
                 weight_dtype=args.weight_dtype or args.dtype,
                 kv_dtype=args.kv_dtype or args.dtype,
@@ -279,7 +277,7 @@ def gather_inputs(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[s
         echo.update(batch=args.batch, prompt=args.prompt)
     if name == "train":
         inputs["tokens"] = _quantity(args.tokens, "token", "--tokens")
-        inputs["training_bytes_per_param"] = scenario.training_bytes_per_param(args.bytes_per_param)
+        inputs["training_bytes_per_param"] = training_bytes_per_param(args.bytes_per_param)
         echo.update(tokens=inputs["tokens"], bytes_per_param=inputs["training_bytes_per_param"])
     if name in ("train",) and "memory_capacity" not in inputs:
         raise UsageError("give --chip or --memory")
@@ -323,34 +321,3 @@ def run(args: argparse.Namespace) -> int:
         given |= MODEL_LEVEL
     print_results(workload, pairs, values, given, explain=args.explain)
     return 0
-
-
-def json_value(workload: str, quantity: str, value: Any) -> dict[str, Any]:
-    meta = info(workload, quantity)
-    word = label(workload, quantity, value)
-    if word is not None:
-        return {"value": word == "yes" if meta.labels == ("no", "yes") else word, "unit": None}
-    number = float(value)
-    if meta.unit == "1" and number.is_integer():
-        return {"value": int(number), "unit": "1"}
-    return {"value": number, "unit": meta.unit}
-
-
-def print_results(
-    workload: str, pairs: list[tuple[str, str]], values: dict[str, Any], given: set[str], *, explain: bool
-) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(highlight=False)
-    table = Table(show_header=True, header_style="bold")
-    table.add_column("result")
-    table.add_column("value", justify="right")
-    for result, quantity in pairs:
-        table.add_row(result, display(workload, quantity, values[quantity]))
-    console.print(table)
-    if explain:
-        for item in derivation(workload, [q for _, q in pairs], values, given):
-            console.print(f"[bold]{item.formula}[/]  [dim]# {item.doc}[/]")
-            console.print(f"    = {item.substituted}")
-            console.print(f"    = [bold green]{item.result}[/]")

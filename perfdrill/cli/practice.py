@@ -8,13 +8,10 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from perfdrill.cli.questions import add_questions_option, add_set_options
-from perfdrill.cli.specs import add_specs_option
-from perfdrill.engine.errors import UsageError
-from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.practice.progress import ProgressStore
-from perfdrill.engine.problems.generate import variant_seed
-from perfdrill.engine.problems.templates import FAMILIES
+from perfdrill.cli.options import add_questions_option, add_set_options, add_specs_option
+from perfdrill.engine import UsageError
+from perfdrill.engine.practice import Plan, ProgressStore
+from perfdrill.engine.problems import FAMILIES, variant_seed
 
 
 def register(commands: Any) -> None:

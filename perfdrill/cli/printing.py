@@ -9,16 +9,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from perfdrill.cli.questions import add_questions_option, add_set_options
-from perfdrill.cli.specs import add_specs_option
-from perfdrill.engine.errors import UsageError
-from perfdrill.engine.model.specs import load_specs
-from perfdrill.engine.output.document import PrintOptions, set_document, version_label
-from perfdrill.engine.output.markdown import ANSWER_MODES, problem_json, set_markdown
-from perfdrill.engine.practice.plan import Plan, Practice
-from perfdrill.engine.problems.bank import load_bank
-from perfdrill.engine.problems.generate import Problem, variant_seed
-from perfdrill.engine.resources import write_atomically
+from perfdrill.cli.options import add_questions_option, add_set_options, add_specs_option
+from perfdrill.engine import UsageError, write_atomically
+from perfdrill.engine.model import load_specs
+from perfdrill.engine.output import (
+    ANSWER_MODES,
+    PrintOptions,
+    problem_json,
+    set_document,
+    set_markdown,
+    version_label,
+)
+from perfdrill.engine.practice import Plan, Practice
+from perfdrill.engine.problems import Problem, load_bank, variant_seed
 
 FORMATS = ("md", "json", "html", "pdf")
 
@@ -106,12 +109,12 @@ def render(args: argparse.Namespace, versions: list[list[Problem]], date: str) -
     )
     document = set_document(versions, options)
     if args.format == "html":
-        from perfdrill.engine.output.html import html
+        from perfdrill.engine.output import render_html
 
-        return html(document).encode()
-    from perfdrill.engine.output.pdf import pdf
+        return render_html(document).encode()
+    from perfdrill.engine.output import render_pdf
 
-    return pdf(document)
+    return render_pdf(document)
 
 
 def run_generate(args: argparse.Namespace) -> int:

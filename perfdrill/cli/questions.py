@@ -7,32 +7,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from perfdrill.cli.specs import add_specs_option
-from perfdrill.engine.errors import UsageError
-from perfdrill.engine.model.specs import load_specs
-from perfdrill.engine.output.markdown import answers_markdown
-from perfdrill.engine.problems.bank import builtin_root, load_bank
-from perfdrill.engine.problems.check import check_paths
-from perfdrill.engine.problems.generate import generate
-from perfdrill.engine.problems.grading import grade
-from perfdrill.engine.problems.templates import DIFFICULTIES, FAMILIES
-from perfdrill.engine.resources import user_data_dir
-
-
-def add_set_options(parser: Any, what: str) -> None:
-    """How many questions, from which families and difficulty, with which seed."""
-    parser.add_argument("--count", type=int, default=10, help=f"number of {what} (default 10)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
-    parser.add_argument(
-        "--family", action="append", default=[], choices=list(FAMILIES), help="only this family"
-    )
-    parser.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
-
-
-def add_questions_option(parser: Any) -> None:
-    parser.add_argument(
-        "--questions", type=Path, action="append", default=[], metavar="DIR", help="extra template folder"
-    )
+from perfdrill.cli.options import add_questions_option, add_specs_option
+from perfdrill.engine import UsageError, user_data_dir
+from perfdrill.engine.model import load_specs
+from perfdrill.engine.output import answers_markdown
+from perfdrill.engine.problems import (
+    builtin_root,
+    check_paths,
+    generate,
+    grade,
+    load_bank,
+)
 
 
 def register(commands: Any) -> None:

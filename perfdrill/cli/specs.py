@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
-from perfdrill.engine.model.specs import Sourced, SpecBook, load_specs
-from perfdrill.engine.model.units import format_quantity
+from perfdrill.cli.options import add_specs_option
+from perfdrill.engine.model import Sourced, SpecBook, format_quantity, load_specs
 
 
 def register(commands: Any) -> None:
@@ -17,17 +16,6 @@ def register(commands: Any) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     add_specs_option(parser)
     parser.set_defaults(handler=run)
-
-
-def add_specs_option(parser: Any) -> None:
-    parser.add_argument(
-        "--specs",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="extra folder of chip/model YAML",
-    )
 
 
 def _sourced(value: Sourced | None, unit: str, **extra: str) -> dict[str, Any] | None:

@@ -6,9 +6,18 @@ import argparse
 import json
 from typing import Any
 
-from perfdrill.cli.calc import SWEEP_COLUMNS, json_value
-from perfdrill.engine.model.evaluation import evaluate
-from perfdrill.engine.model.explain import display
+from perfdrill.cli.values import json_value
+from perfdrill.engine.model import display, evaluate
+
+SWEEP_COLUMNS = [
+    "compute_time",
+    "memory_time",
+    "runtime",
+    "bound",
+    "memory_required",
+    "fits",
+    "tokens_per_second",
+]
 
 
 def sweep_rows(workload: str, inputs: dict[str, Any], batches: list[int]) -> list[dict[str, Any]]:

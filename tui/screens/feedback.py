@@ -11,10 +11,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from perfdrill.engine.output.markdown import explanation_markdown, letter
-from perfdrill.engine.problems.generate import Problem
-from perfdrill.engine.problems.grading import Grade
-from perfdrill.engine.problems.mistakes import CATALOGUE
+from perfdrill.engine.output import explanation_markdown
+from perfdrill.engine.problems import CATALOGUE, Grade, Problem, letter
 from perfdrill.tui.messages import EndSession, FreshVariant, NextQuestion
 from perfdrill.tui.widgets import RooflineChart, TitleBar, read_answer
 

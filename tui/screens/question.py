@@ -9,9 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from perfdrill.engine.output.markdown import letter
-from perfdrill.engine.problems.generate import Problem
-from perfdrill.engine.problems.templates import FAMILIES
+from perfdrill.engine.problems import FAMILIES, Problem, letter
 from perfdrill.tui.messages import EndSession, SpecsToggled, Submitted
 from perfdrill.tui.widgets import PartInput, SpecPanel, TitleBar
 

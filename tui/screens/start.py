@@ -13,10 +13,9 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
 
-from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.practice.progress import FamilyStats, StoredSession
-from perfdrill.engine.problems.templates import DIFFICULTIES, FAMILIES
+from perfdrill.engine import PerfdrillError
+from perfdrill.engine.practice import FamilyStats, Plan, StoredSession
+from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
 from perfdrill.tui.messages import ResumeSession, StartSession
 from perfdrill.tui.widgets import TitleBar
 

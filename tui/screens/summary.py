@@ -10,8 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from perfdrill.engine.practice.progress import SessionSummary
-from perfdrill.engine.problems.templates import FAMILIES
+from perfdrill.engine.practice import SessionSummary
+from perfdrill.engine.problems import FAMILIES
 from perfdrill.tui.messages import BackToStart, StartSession
 from perfdrill.tui.widgets import TitleBar
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from perfdrill.engine.model.evaluation import workloads
+from perfdrill.engine.model.evaluation import workload_names
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.templates import (
     DIFFICULTIES,
@@ -108,7 +108,7 @@ def question_schema() -> dict[str, Any]:
             "family": {"enum": list(FAMILIES)},
             "difficulty": {"enum": list(DIFFICULTIES)},
             "tags": {"type": "array", "items": {"type": "string"}},
-            "workload": {"enum": workloads()},
+            "workload": {"enum": workload_names()},
             "override": {"type": "boolean", "description": "replace the built-in template with this id"},
             "parameters": {
                 "type": "object",

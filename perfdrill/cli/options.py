@@ -1,0 +1,35 @@
+"""Options several subcommands share, declared once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
+
+
+def add_specs_option(parser: Any) -> None:
+    parser.add_argument(
+        "--specs",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="extra folder of chip/model YAML",
+    )
+
+
+def add_set_options(parser: Any, what: str) -> None:
+    """How many questions, from which families and difficulty, with which seed."""
+    parser.add_argument("--count", type=int, default=10, help=f"number of {what} (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
+    parser.add_argument(
+        "--family", action="append", default=[], choices=list(FAMILIES), help="only this family"
+    )
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
+
+
+def add_questions_option(parser: Any) -> None:
+    parser.add_argument(
+        "--questions", type=Path, action="append", default=[], metavar="DIR", help="extra template folder"
+    )

@@ -1,0 +1,38 @@
+"""How calc and sweep show results: JSON values in base units (or a label), or a table with steps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfdrill.engine.model import derivation, display, info, label
+
+
+def json_value(workload: str, quantity: str, value: Any) -> dict[str, Any]:
+    meta = info(workload, quantity)
+    word = label(workload, quantity, value)
+    if word is not None:
+        return {"value": word == "yes" if meta.labels == ("no", "yes") else word, "unit": None}
+    number = float(value)
+    if meta.unit == "1" and number.is_integer():
+        return {"value": int(number), "unit": "1"}
+    return {"value": number, "unit": meta.unit}
+
+
+def print_results(
+    workload: str, pairs: list[tuple[str, str]], values: dict[str, Any], given: set[str], *, explain: bool
+) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("result")
+    table.add_column("value", justify="right")
+    for result, quantity in pairs:
+        table.add_row(result, display(workload, quantity, values[quantity]))
+    console.print(table)
+    if explain:
+        for item in derivation(workload, [q for _, q in pairs], values, given):
+            console.print(f"[bold]{item.formula}[/]  [dim]# {item.doc}[/]")
+            console.print(f"    = {item.substituted}")
+            console.print(f"    = [bold green]{item.result}[/]")
