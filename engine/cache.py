@@ -5,8 +5,9 @@ small unit facts about templates. Every entry is
 
 - keyed by the package version, a hash of the engine's own source and a hash of the data it came
   from, so an edit to either is never served stale;
-- decoded into a declared type, so a torn, empty or foreign file (or a folder in its place) is
-  rebuilt silently and never trusted, and nothing in it can run;
+- stored with a SHA-256 of its own text and decoded into a declared type, so a torn, empty,
+  hand-edited or foreign file (or a folder in its place) is rebuilt silently and never trusted,
+  and nothing in it can run;
 - absent when the cache folder cannot be used safely (not writable, or not owned by this user):
   there is no fallback folder, and losing the cache costs only speed.
 """
@@ -77,15 +78,19 @@ def _read(path: Path | None, kind: type[T]) -> T | None:
     if path is None:
         return None
     try:
-        return msgspec.json.decode(path.read_bytes(), type=kind)
-    except (OSError, msgspec.DecodeError):  # missing, torn, foreign or a folder: rebuild
+        checksum, _, payload = path.read_bytes().partition(b"\n")
+        if checksum.decode("ascii", "replace") != hashlib.sha256(payload).hexdigest():
+            return None  # torn or edited: rebuild rather than trust it
+        return msgspec.json.decode(payload, type=kind)
+    except (OSError, msgspec.DecodeError):  # missing, foreign, a folder, or of the wrong shape
         return None
 
 
 def _write(path: Path | None, value: Any) -> None:
     if path is not None:
+        payload = msgspec.json.encode(value)
         with contextlib.suppress(OSError):  # a full disk or a read-only folder only costs speed
-            write_atomically(path, msgspec.json.encode(value))
+            write_atomically(path, hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
 
 
 def cached(kind: str, sources: Iterable[Path], value_type: type[T], build: Callable[[], T]) -> T:
