@@ -64,7 +64,7 @@ def generate_source(vector: bool) -> str:
         "",
     ]
     table: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {}
-    meta: dict[str, tuple[str, str, str, str, tuple[str, ...] | None]] = {}
+    meta: dict[str, tuple[str, str, str, str, tuple[str, ...] | None, bool | tuple[object, ...]]] = {}
     for workload, build in WORKLOADS.items():
         table[workload] = {}
         for formula in build():
@@ -81,6 +81,7 @@ def generate_source(vector: bool) -> str:
                 _pretty(formula.shown or str(formula.expr)),
                 _template(formula),
                 formula.labels,
+                formula.exact if isinstance(formula.exact, bool) else tuple(formula.exact),
             )
     lines.append("TABLE = {")
     for workload, entries in table.items():

@@ -6,12 +6,27 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from perfdrill.engine.errors import UsageError
 from perfdrill.engine.model import generated_scalar
 
 INPUTS: Mapping[str, tuple[str, str]] = generated_scalar.INPUTS  # name -> (unit, meaning)
+
+
+class CountRule(NamedTuple):
+    """A whole count defined as the largest (or smallest) `counted` at which `need` ≤ `have`.
+
+    Evaluating `need` and `have` at a count someone gave says why it is not the answer: `fails`
+    phrases a count past the boundary and `holds` one short of it, with {value}, {need} and {have}.
+    """
+
+    counted: str  # the input counted, e.g. "batch"
+    largest: bool
+    need: str
+    have: str
+    fails: str
+    holds: str
 
 
 @dataclass(frozen=True)
@@ -23,6 +38,8 @@ class QuantityInfo:
     template: str  # e.g. "{flops}/{system_flops}"
     args: tuple[str, ...]
     labels: tuple[str, ...] | None
+    exact: bool = False  # a whole count, graded exactly wherever it is the answer
+    count_rule: CountRule | None = None
 
 
 def _module(vector: bool) -> ModuleType:
@@ -48,8 +65,10 @@ def info(workload: str, name: str) -> QuantityInfo:
     """Unit, meaning and formula text of a computed quantity or an input."""
     module = generated_scalar
     if name in module.TABLE.get(workload, {}):
-        unit, doc, formula, template, labels = module.META[f"{name}@{workload}"]
-        return QuantityInfo(name, unit, doc, formula, template, module.TABLE[workload][name][1], labels)
+        unit, doc, formula, template, labels, exact = module.META[f"{name}@{workload}"]
+        rule = CountRule(*exact) if isinstance(exact, tuple) else None
+        args = module.TABLE[workload][name][1]
+        return QuantityInfo(name, unit, doc, formula, template, args, labels, bool(exact), rule)
     if name in module.INPUTS:
         unit, doc = module.INPUTS[name]
         return QuantityInfo(name, unit, doc, name, "{" + name + "}", (), None)

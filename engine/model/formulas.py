@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import sympy
 from sympy import Max, Min, Piecewise
 
+from perfdrill.engine.model.evaluation import CountRule
+
 
 def _s(name: str) -> sympy.Symbol:
     return sympy.Symbol(name, positive=True)
@@ -77,6 +79,7 @@ class Formula:
     doc: str
     labels: tuple[str, ...] | None = None  # label of value 0, 1, ... of a categorical formula
     shown: str | None = None  # how a piecewise formula reads, since sympy's printing of one is noise
+    exact: bool | CountRule = False  # a whole count (floor/ceiling of one): graded exactly, never ±5%
 
 
 def define(name: str, expr: sympy.Expr, unit: str, doc: str, **extra: object) -> Formula:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from perfdrill.engine.errors import UnitError
 
@@ -29,7 +29,9 @@ element = [] = elements = elem
 hertz = 1 / second = Hz
 minute = 60 * second = min
 hour = 60 * minute = h
-day = 24 * hour
+day = 24 * hour = d
+week = 7 * day = wk
+year = 365.25 * day = yr = y
 FLOPS = FLOP / second
 OPS = FLOP / second
 TOPS = 1e12 * FLOP / second
@@ -105,8 +107,16 @@ def registry() -> pint.UnitRegistry:
     return ureg
 
 
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?")
+# Longest answer or spec value read at all: grading stays in milliseconds whatever is typed.
+MAX_TEXT = 80
+_MANTISSA = r"(?:\d+(?:\.\d*)?|\.\d+)"
+# 16,800, 1_000_000 or 16 800 with thin spaces: one separator, groups of exactly three digits.
+_GROUPED = r"\d{1,3}(?P<sep>[,_\u2009\u202f])\d{3}(?:(?P=sep)\d{3})*(?:\.\d+)?"
+_NUMBER = re.compile(
+    rf"(?P<sign>[+-]?)(?:(?P<grouped>{_GROUPED})|(?P<plain>{_MANTISSA})(?:[eE](?P<exponent>[+-]?\d+)"
+    r"|\s*[x×*·]\s*10\s*(?:\^|\*\*)\s*(?P<power>[+-]?\d{1,3}))?)"  # 1.57e10 or 1.57 × 10^10
+)
+_MINUS = str.maketrans({"\u2212": "-"})  # the Unicode minus sign, as typeset numbers print it
 # Spellings people type that pint would not read as meant.
 _ALIASES = [
     (re.compile(r"(?<![A-Za-z])([kMGTPE]?)FLOPS\b"), r"\1FLOP/s"),
@@ -119,19 +129,27 @@ _ALIASES = [
     (re.compile(r"(?<![A-Za-z])(?:ms|msec)\b"), "ms"),
     (re.compile(r"(?<![A-Za-z])(?:us|usec)\b"), "µs"),
     (re.compile(r"\bper\b"), "/"),
-    (re.compile(r"(?<![A-Za-z])[kK]\s*(?=(?:params?|parameters?|tokens?)\b)"), "thousand "),
-    (re.compile(r"(?<![A-Za-z])M\s*(?=(?:params?|parameters?|tokens?)\b)"), "million "),
-    (re.compile(r"(?<![A-Za-z])B\s*(?=(?:params?|parameters?|tokens?)\b)"), "billion "),
-    (re.compile(r"(?<![A-Za-z])T\s*(?=(?:params?|parameters?|tokens?)\b)"), "trillion "),
+    (re.compile(r"(?<![A-Za-z])[kK]\s*(?=(?:params?|parameters?|tokens?|elements?)\b)"), "thousand "),
+    (re.compile(r"(?<![A-Za-z])M\s*(?=(?:params?|parameters?|tokens?|elements?)\b)"), "million "),
+    (re.compile(r"(?<![A-Za-z])B\s*(?=(?:params?|parameters?|tokens?|elements?)\b)"), "billion "),
+    (re.compile(r"(?<![A-Za-z])T\s*(?=(?:params?|parameters?|tokens?|elements?)\b)"), "trillion "),
 ]
-_UNIT_TEXT = re.compile(r"^[A-Za-zµμ%/*^·0-9 ().-]*$")
+# One unit term: a name, optionally squared or cubed; or an operator joining two terms. Nothing
+# else (digits, brackets, other powers) is ever read, so no unit text makes pint do arithmetic.
+_UNIT_TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-zµμ%]+)(?P<power>(?:\^|\*\*)[23]|[²³])?|(?P<op>[/*·]))\s*")
+_POWERS = {"": 1, "^2": 2, "**2": 2, "²": 2, "^3": 3, "**3": 3, "³": 3}
+_SCALE_WORDS = ("thousand", "million", "billion", "trillion")
+_MAX_TERMS = 4
+_COUNT_SUFFIXES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billion", "T": "trillion"}
+_RATIO_MARKS = ("x", "X", "×")  # "1.12x" for a ratio
 
 
 def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
     """Read `text` as a quantity of `unit`'s dimension and return it in `unit`.
 
     A plain number is read in `unit` itself. No user text is ever evaluated: the number is
-    matched by a regular expression and only the unit part goes to pint's unit parser.
+    matched by a regular expression, and the unit is read term by term, each a single unit name.
+    Text longer than MAX_TEXT is refused, so reading takes microseconds whatever is typed.
 
     >>> parse_quantity("3.35 TB/s", "byte/s")
     3350000000000.0
@@ -141,27 +159,43 @@ def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
         return value
     target = parse_unit(BASE_UNITS.get(unit, unit), what="unit")
     count_unit = _count_unit_of_dimension().get(target.dimensionality)
-    if count_unit is not None and unit_text in _COUNT_SUFFIXES:  # "46.7B" parameters: billions, not bytes
-        unit_text = _COUNT_SUFFIXES[unit_text]
+    if (count_unit is not None or target.dimensionless) and unit_text in _COUNT_SUFFIXES:
+        unit_text = _COUNT_SUFFIXES[unit_text]  # "46.7B" parameters or "2.8M" elements: not bytes or mega-
+    if target.dimensionless and unit_text in _RATIO_MARKS:
+        return value
     parsed = parse_unit(unit_text, what=what)
     if count_unit is not None and parsed.dimensionless:
         parsed = parsed * count_unit  # "46.7 billion" of a count is 46.7e9 of it
     if parsed.dimensionality != target.dimensionality:
-        for per in _IMPLICIT_PER:  # "512 KiB" for a per-token size
-            if (parsed / registry().parse_units(per)).dimensionality == target.dimensionality:
-                parsed = parsed / registry().parse_units(per)
-                break
-        else:
-            base = base_unit_key(target)
-            example = DIMENSION_EXAMPLES.get(base or "", unit)
-            raise UnitError(
-                f"{what} {text.strip()!r} is not {example.split(',')[0]} ({example.split(', ')[-1]})"
-            )
+        implicit = _implicit_per(parsed, target)
+        parsed = implicit or _dimension_error(text, value, unit_text, parsed, target, what)
     factor = (1 * parsed).to(target).magnitude
     return float(value * factor)
 
 
-_COUNT_SUFFIXES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billion", "T": "trillion"}
+def _implicit_per(parsed: pint.Unit, target: pint.Unit) -> pint.Unit | None:
+    """Read "512 KiB" as per token only where the asked unit divides by tokens (or parameters)."""
+    for name in _IMPLICIT_PER:
+        per = registry().parse_units(name)
+        (dimension,) = per.dimensionality
+        divides = cast(float, target.dimensionality[dimension]) < 0
+        if divides and (parsed / per).dimensionality == target.dimensionality:
+            return parsed / per
+    return None
+
+
+def _dimension_error(
+    text: str, value: float, unit_text: str, parsed: pint.Unit, target: pint.Unit, what: str
+) -> NoReturn:
+    example = DIMENSION_EXAMPLES.get(base_unit_key(target) or "", "")
+    noun = example.split(",")[0] or f"in {target:~}"
+    per_second = registry().parse_units("second")
+    if parsed.dimensionality == (target / per_second).dimensionality:  # 48.31 TFLOPS for a FLOP count
+        rate = base_unit_key(parsed) or f"{parsed:~}"
+        count = re.sub(r"(?:/s|ps|S|s)$", "", unit_text)
+        raise UnitError(f"{unit_text} is a rate ({rate}); this asks for {noun}, e.g. {value:.3g} {count}")
+    shown = f" ({example.split(', ')[-1]})" if example else ""
+    raise UnitError(f"{what} {text.strip()!r} is not {noun}{shown}")
 
 
 @cache
@@ -179,31 +213,74 @@ def base_unit_key(unit: pint.Unit) -> str | None:
 
 
 def split_number(text: str, *, what: str = "value") -> tuple[float, str]:
-    """Split "3.2e-3 s" or "16,800" into (number, unit text), rejecting anything else."""
-    stripped = text.strip().replace("\u2009", " ").replace("_", "")
+    """Split "3.2e-3 s", "16,800" or "−5" into (number, unit text), rejecting anything else."""
+    stripped = text.strip().translate(_MINUS)
     if not stripped:
         raise UnitError(f"{what} is empty")
-    match = _THOUSANDS.match(stripped) or _NUMBER.match(stripped)
+    if len(stripped) > MAX_TEXT:
+        raise UnitError(f"{what} is too long ({len(stripped)} characters; at most {MAX_TEXT})")
+    match = _NUMBER.match(stripped)
     if not match:
-        raise UnitError(f"{what} {text.strip()!r} does not start with a number")
-    number = float(match.group(0).replace(",", ""))
+        raise UnitError(f"{what} {stripped!r} does not start with a number")
+    if match["grouped"]:
+        number = float(match["sign"] + match["grouped"].replace(match["sep"], ""))
+    else:
+        number = float(f"{match['sign']}{match['plain']}e{match['exponent'] or match['power'] or 0}")
     if not math.isfinite(number):
-        raise UnitError(f"{what} {text.strip()!r} is not a finite number")
+        raise UnitError(f"{what} {stripped!r} is not a finite number")
     return number, stripped[match.end() :].strip()
 
 
-@cache
+@lru_cache(maxsize=512)  # bounded: the text comes from whoever types an answer
 def parse_unit(unit_text: str, *, what: str = "unit") -> pint.Unit:
-    """A unit as people write it ("TFLOPS", "us", "GB/s") in the domain registry."""
-    cleaned = unit_text.replace("·", "*").replace("^", "**")
+    """A unit as people write it ("TFLOPS", "us", "GB/s", "KiB per token") in the domain registry.
+
+    Read term by term: single unit names joined by "/", "*", "·" or "per", each optionally squared
+    or cubed, after at most one scale word ("billion params"). Two units side by side ("ms tokens")
+    are refused, and pint only ever sees one unit name at a time.
+    """
+    cleaned = unit_text.strip()
+    if len(cleaned) > MAX_TEXT:
+        raise UnitError(f"{what} has a unit that is too long ({len(cleaned)} characters)")
     for pattern, replacement in _ALIASES:
         cleaned = pattern.sub(replacement, cleaned)
-    if not _UNIT_TEXT.match(cleaned):
+    unit = registry().parse_units("dimensionless")
+    if cleaned == "1":  # how templates write "a plain number"
+        return unit
+    position, terms, operator, previous = 0, 0, "*", ""
+    while position < len(cleaned):
+        token = _UNIT_TOKEN.match(cleaned, position)
+        if token is None:
+            raise UnitError(f"{what} has an unreadable unit {unit_text!r}")
+        position = token.end()
+        if token["op"]:
+            if operator:
+                raise UnitError(f"{what} has an unreadable unit {unit_text!r}")
+            operator = token["op"]
+            continue
+        if not operator and not (terms == 1 and previous in _SCALE_WORDS):
+            raise UnitError(f"{what} puts two units side by side in {unit_text!r}")
+        terms += 1
+        if terms > _MAX_TERMS:
+            raise UnitError(f"{what} has too many units in {unit_text!r}")
+        name = _unit_name(token["name"])
+        if name is None:
+            raise UnitError(f"{what} has an unknown unit {unit_text!r}")
+        term = name ** _POWERS[token["power"] or ""]
+        unit = unit / term if operator == "/" else unit * term
+        operator, previous = "", token["name"]
+    if operator and terms:
         raise UnitError(f"{what} has an unreadable unit {unit_text!r}")
+    return unit
+
+
+@lru_cache(maxsize=512)
+def _unit_name(name: str) -> pint.Unit | None:
+    """One unit name ("TFLOP", "KiB", "days"), or None when the registry does not know it."""
     try:
-        return registry().parse_units(cleaned)
-    except Exception as exc:  # pint raises several unrelated types for bad unit text
-        raise UnitError(f"{what} has an unknown unit {unit_text!r}") from exc
+        return registry().parse_units(name)
+    except Exception:  # pint raises several unrelated types for an unknown name
+        return None
 
 
 _SI_STEPS = [(1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]

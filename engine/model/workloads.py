@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from sympy import Max, Piecewise, ceiling, floor
 
+from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
 from perfdrill.engine.model.inefficiencies import FP32_MATMUL, HOST_COPY, OVERHEAD, PYTHON_LOOP, VERDICT
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
@@ -155,6 +156,14 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
             ),
             "1",
             "largest batch whose KV caches fit beside the weights",
+            exact=CountRule(
+                "batch",
+                True,
+                "memory_required",
+                "system_memory",
+                fails="batch {value} needs {need} but {have} is available",
+                holds="batch {value} needs {need} of the {have} available, so a larger batch fits too",
+            ),
         ),
         define(
             "sequence_time_margin",
@@ -168,6 +177,15 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
             ceiling(q("weight_bytes") / q("system_bandwidth") / q("sequence_time_margin")),
             "1",
             "smallest batch whose compute time reaches its memory time (valid when the margin is positive)",
+            exact=CountRule(
+                "batch",
+                False,
+                "memory_time",
+                "compute_time",
+                fails="at batch {value} the memory time {need} still exceeds the compute time {have}",
+                holds="at batch {value} the compute time {have} already covers the memory time {need},"
+                " so a smaller batch is compute-bound too",
+            ),
         ),
         define(
             "optimal_batch",
@@ -178,6 +196,7 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
             "1",
             "the smallest compute-bound batch that fits, else the largest batch that fits",
             shown="knee_batch if sequence_time_margin > 0 and knee_batch ≤ max_batch else max_batch",
+            exact=True,
         ),
         define(
             "optimal_is_knee",
@@ -237,6 +256,15 @@ TRAIN = [
         ceiling(q("memory_required") / SYM["memory_capacity"]),
         "1",
         "chips whose memory holds the training state",
+        exact=CountRule(
+            "chips",
+            False,
+            "memory_required",
+            "system_memory",
+            fails="with chips = {value} there is {have} of memory but the training state needs {need}",
+            holds="with chips = {value} there is {have} of memory for the {need} needed,"
+            " so fewer chips suffice",
+        ),
     ),
 ]
 

@@ -15,6 +15,7 @@ from perfdrill.engine.model.explain import Step, derivation, display
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.model.units import format_quantity
 from perfdrill.engine.problems.answer_units import answer_factor
+from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
 from perfdrill.engine.problems.insight import insights
 from perfdrill.engine.problems.mistakes import ANSWER, CATALOGUE
 from perfdrill.engine.problems.prompts import context, render
@@ -34,6 +35,7 @@ class ProblemPart:
     correct: tuple[str, ...]  # choice or multi-select answer labels
     tolerance: tuple[str, float]
     mistakes: tuple[tuple[str, float], ...]  # (mistake id, its value in `unit`)
+    exact: ExactCount | None = field(default=None, compare=False, repr=False)  # a whole count
 
     @property
     def shown_answer(self) -> str:
@@ -186,8 +188,10 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
             factor = answer_factor(template, part)
             value = float(variant.evaluate(part.answer)) * factor
             mistakes = tuple((m, _mistake_value(variant, part, m) * factor) for m in part.mistakes)
+            exact = exact_count(template, part, variant, factor)
+            tolerance = EXACT if exact else part.tolerance
             return ProblemPart(
-                part.name, part.kind, prompt, part.unit, (), value, (), part.tolerance, mistakes
+                part.name, part.kind, prompt, part.unit, (), value, (), tolerance, mistakes, exact
             )
         choices, correct = _choices(template, part, variant)
         return ProblemPart(part.name, part.kind, prompt, "", choices, None, correct, part.tolerance, ())

@@ -1,5 +1,6 @@
-"""Grading: each part within its tolerance, a named mistake where a wrong value matches exactly
-one, and feedback that points at the slip without giving the answer away."""
+"""Grading: each part within its tolerance (a whole count exactly), every catalogued mistake a wrong
+value matches named (one, or all of them: never one of several), and feedback that points at the
+slip without giving the answer away."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ class PartGrade:
     score: float
     expected: dict[str, Any]
     feedback: str
-    mistake: str | None = None
+    mistake: str | None = None  # the one catalogued mistake the answer matches
+    mistakes: tuple[str, ...] = ()  # every catalogued mistake it matches, when more than one does
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -44,8 +46,8 @@ class Grade:
 
 def within(value: float, target: float, tolerance: tuple[str, float]) -> bool:
     kind, amount = tolerance
-    if kind == "absolute":
-        return abs(value - target) <= amount
+    if kind == "absolute":  # with the same floating-point slack as the others: 1.1k is 1,100
+        return abs(value - target) <= amount + 1e-9 * abs(target)
     if kind == "sig_figs":
         if target == 0:
             return value == 0
@@ -71,10 +73,9 @@ def expected(part: ProblemPart) -> dict[str, Any]:
     return {"answer": list(part.correct)}
 
 
-def diagnose(part: ProblemPart, value: float) -> str | None:
-    """The one catalogued mistake whose value this answer matches, if exactly one does."""
-    matches = [mistake for mistake, slipped in part.mistakes if within(value, slipped, part.tolerance)]
-    return matches[0] if len(matches) == 1 else None
+def diagnose(part: ProblemPart, value: float) -> tuple[str, ...]:
+    """Every catalogued mistake of the part whose value this answer matches, in catalogue order."""
+    return tuple(mistake for mistake, slipped in part.mistakes if within(value, slipped, part.tolerance))
 
 
 def grade_part(part: ProblemPart, text: str | None) -> PartGrade:
@@ -92,11 +93,19 @@ def _grade_numeric(part: ProblemPart, value: float) -> PartGrade:
     assert part.value is not None
     if within(value, part.value, part.tolerance):
         return PartGrade(part.name, "correct", 1.0, expected(part), "Correct.")
-    mistake_id = diagnose(part, value)
-    if mistake_id is not None:
-        mistake = CATALOGUE[mistake_id]
+    matches = diagnose(part, value)
+    if len(matches) == 1:
+        mistake = CATALOGUE[matches[0]]
         feedback = f"Not quite. Looks like: {mistake.title}. {mistake.explanation}"
-        return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, mistake_id)
+        return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, matches[0])
+    if matches:  # two slips land on the same value here: naming only one would mislead
+        slips = " Or: ".join(f"{CATALOGUE[m].title}. {CATALOGUE[m].explanation}" for m in matches)
+        feedback = f"Not quite. {len(matches)} slips give this value. Either: {slips}"
+        return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, None, matches)
+    if part.exact is not None:
+        why = part.exact.why_not(value, part.value)
+        feedback = f"{why[0].upper()}{why[1:]}. A count like this is graded exactly."
+        return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback)
     ratio = abs(value / part.value) if part.value else math.inf
     direction = "too high" if value > part.value else "too low"
     size = " by more than 10×" if ratio >= 10 or ratio <= 0.1 else ""
