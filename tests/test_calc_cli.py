@@ -1,6 +1,7 @@
 """`perfdrill calc` as a contract: result names, JSON shape, and one-line errors with exit code 2."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -239,3 +240,133 @@ def test_specs_listing(run_cli) -> None:
     data = _json(run_cli, "specs")
     assert data["chips"]["h100-sxm"]["link_bandwidth"]["direction"] == "one-way"
     assert data["models"]["mixtral-8x7b"]["experts"] == 8
+
+
+# Partial inputs: each result is computed when its own inputs are known.
+
+PARAMS_ONLY = ["calc", "decode", "--params", "7e9", "--flops", "989 TFLOP/s", "--bandwidth", "3.35 TB/s"]
+
+
+def test_decode_without_a_memory_size_gives_everything_else(run_cli) -> None:
+    data = _json(
+        run_cli,
+        "calc",
+        "decode",
+        *["--model", "llama-3.1-8b", "--flops", "989e12", "--bandwidth", "3.35e12"],
+        *["--batch", "64", "--context", "4096"],
+    )
+    assert data["omitted"] == {"fits": ["--memory", "--chip"], "max_batch": ["--memory", "--chip"]}
+    # Hand (as in test_decode_json_has_every_contract_name_in_base_units): 50,420,260,864 B / 3.35 TB/s.
+    assert data["results"]["step_time"]["value"] == pytest.approx(50_420_260_864 / 3.35e12)
+    assert data["inputs"]["memory_capacity"] is None
+
+
+def test_the_table_names_each_omitted_result_and_the_options_that_give_it(run_cli) -> None:
+    code, out, _ = run_cli(*PARAMS_ONLY, "--batch", "8", "--context", "4096")
+    assert code == 0
+    assert "weight_bytes" in out and "critical_batch" in out
+    assert "fits, max_batch: give --memory + --kv-bytes-per-token" in out
+    assert (
+        "bytes, memory_time, step_time, bound, tokens_per_second, kv_cache_bytes, memory_required: "
+        "give --kv-bytes-per-token, --model or --layers + --kv-heads + --head-dim"
+    ) in out
+
+
+def test_omitted_ways_are_options_never_formula_names(run_cli) -> None:
+    runs = [
+        [*PARAMS_ONLY, "--batch", "8", "--context", "4096"],
+        ["calc", "decode", "--batch", "1", "--context", "1", "--model", "llama-3.1-8b"],
+        ["calc", "prefill", "--params", "7e9", "--batch", "1", "--prompt", "512", "--chip", "h100-sxm"],
+        ["calc", "model", "--params", "7e9"],
+        ["calc", "matmul", "--m", "1", "--k", "2", "--n", "3"],
+        ["calc", "train", "--params", "7e9", "--tokens", "1e12"],
+    ]
+    for args in runs:
+        omitted = _json(run_cli, *args)["omitted"]
+        assert omitted, args
+        for ways in omitted.values():
+            assert ways and all(re.fullmatch(r"--[a-z0-9-]+( --[a-z0-9-]+)*", way) for way in ways), ways
+
+
+def test_a_complete_calculation_omits_nothing(run_cli) -> None:
+    data = _json(run_cli, *DECODE)
+    assert data["omitted"] == {} and data["notes"] == []
+
+
+def test_context_zero_means_no_kv_cache(run_cli) -> None:
+    data = _json(run_cli, *DECODE_8B, "--batch", "1", "--context", "0")
+    assert data["results"]["kv_cache_bytes"]["value"] == 0
+    assert data["results"]["memory_required"]["value"] == 8_030_261_248 * 2
+    assert data["omitted"] == {"max_batch": ["--context"]}  # no KV cache: memory caps no batch
+    _, out, _ = run_cli(*DECODE_8B, "--batch", "1", "--context", "0")
+    assert "max_batch: undefined when --context is 0" in out
+
+
+def test_mbu_derates_the_memory_time(run_cli) -> None:
+    full = _json(run_cli, *DECODE)["results"]["memory_time"]["value"]
+    derated = _json(run_cli, *DECODE, "--mbu", "0.85")["results"]["memory_time"]["value"]
+    assert derated == pytest.approx(full / 0.85)
+
+
+@pytest.mark.parametrize(
+    ("args", "results", "omitted"),
+    [
+        (
+            ["calc", "model", "--params", "7e9"],
+            {"params", "active_params", "weight_bytes"},
+            {"kv_bytes_per_token"},
+        ),
+        (
+            ["calc", "prefill", "--params", "7e9", "--batch", "1", "--prompt", "512", "--chip", "h100-sxm"],
+            {"flops", "compute_time"},
+            {"memory_time", "time", "bound"},
+        ),
+        (
+            ["calc", "matmul", "--m", "16", "--k", "4096", "--n", "4096"],
+            {"flops", "bytes", "arithmetic_intensity"},
+            {"compute_time", "memory_time", "runtime", "bound"},
+        ),
+        (
+            ["calc", "elementwise", "--elements", "1000000"],
+            {"flops", "bytes", "arithmetic_intensity"},
+            {"compute_time", "memory_time", "runtime", "bound"},
+        ),
+    ],
+)
+def test_each_subcommand_computes_what_its_inputs_determine(run_cli, args, results, omitted) -> None:
+    data = _json(run_cli, *args)
+    assert (set(data["results"]), set(data["omitted"])) == (results, omitted)
+
+
+def test_model_weight_bytes_from_a_parameter_count(run_cli) -> None:
+    results = _json(run_cli, "calc", "model", "--params", "7e9", "--dtype", "fp8")["results"]
+    assert results["weight_bytes"]["value"] == 7e9  # one byte per fp8 weight
+
+
+def test_collective_takes_the_chips_link_bandwidth(run_cli) -> None:
+    args = ["calc", "collective", "--op", "all-reduce", "--bytes", "1 GB", "--participants", "8"]
+    # h100-sxm: 450 GB/s one-way NVLink; all-reduce = 2 · 1e9 · 7 / (8 · 450e9) = 3.889 ms.
+    data = _json(run_cli, *args, "--chip", "h100-sxm")
+    assert data["results"]["time"]["value"] == pytest.approx(2 * 1e9 * 7 / (8 * 450e9))
+    assert data["inputs"]["link_bandwidth"] == 450e9
+    slower = _json(run_cli, *args, "--chip", "h100-sxm", "--link-bandwidth", "225 GB/s")
+    assert slower["results"]["time"]["value"] == pytest.approx(2 * data["results"]["time"]["value"])
+
+
+def test_sweep_without_a_memory_size_leaves_out_fit_and_the_optimum(run_cli) -> None:
+    data = _json(
+        run_cli,
+        *["calc", "sweep", "--model", "llama-3.1-8b", "--flops", "989e12", "--bandwidth", "3.35e12"],
+        *["--context", "128", "--batches", "1,512"],
+    )
+    assert [row["bound"] for row in data["results"]["rows"]] == ["memory", "compute"]
+    assert "fits" not in data["results"]["rows"][0]
+    assert set(data["results"]) == {"rows"}
+    assert set(data["omitted"]) == {"fits", "optimal_batch", "exact_optimal_batch"}
+
+
+def test_explain_works_on_partial_inputs(run_cli) -> None:
+    code, out, err = run_cli(*PARAMS_ONLY, "--batch", "8", "--context", "0", "--explain")
+    assert code == 0, err
+    assert "memory_time = bytes/system_bandwidth" in out
+    assert "system_bandwidth = chips·mbu·memory_bandwidth" in out

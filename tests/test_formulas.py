@@ -54,6 +54,7 @@ def test_a100_brrr_example_about_fifty_operations_per_number() -> None:
             "memory_bandwidth": 1.5e12,
             "chips": 1,
             "mfu": 1,
+            "mbu": 1,
             "inputs": 1,
             "outputs": 0,
             "activation_bytes": 4,
@@ -70,6 +71,7 @@ def test_cos_cos_unfused_moves_twice_the_bytes() -> None:
         "memory_bandwidth": 1.5e12,
         "chips": 1,
         "mfu": 1,
+        "mbu": 1,
         "elements": 1e6,
         "ops_per_element": 2,
         "inputs": 1,
@@ -153,6 +155,7 @@ def test_training_flops_and_memory() -> None:
         "peak_flops": 989e12,
         "chips": 8,
         "mfu": 0.5,
+        "mbu": 1,
         "training_bytes_per_param": 16,
         "memory_capacity": 80e9,
     }
@@ -186,6 +189,7 @@ def test_matmul_counts_two_flops_per_multiply_add() -> None:
         "memory_bandwidth": 3.35e12,
         "chips": 1,
         "mfu": 1,
+        "mbu": 1,
     }
     values = evaluate("matmul", inputs, ["flops", "bytes", "arithmetic_intensity", "bound"])
     assert values["flops"] == 2 * 4096**3

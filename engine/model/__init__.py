@@ -4,7 +4,17 @@ Every quantity is one sympy expression (formulas.py, workloads.py and the module
 codegen.py turns them into the committed generated_*.py modules that evaluation.py runs.
 """
 
-from perfdrill.engine.model.evaluation import INPUTS, QuantityInfo, computed, evaluate, info, workload_names
+from perfdrill.engine.model.evaluation import (
+    INPUTS,
+    Available,
+    QuantityInfo,
+    computed,
+    dependencies,
+    evaluate,
+    evaluate_available,
+    info,
+    workload_names,
+)
 from perfdrill.engine.model.explain import Step, derivation, display, label
 from perfdrill.engine.model.formula_inputs import (
     TRAINING_CONVENTIONS,
@@ -30,6 +40,7 @@ __all__ = [
     "DTYPE_BYTES",
     "INPUTS",
     "TRAINING_CONVENTIONS",
+    "Available",
     "Chip",
     "Hardware",
     "Model",
@@ -38,10 +49,12 @@ __all__ = [
     "SpecBook",
     "Step",
     "computed",
+    "dependencies",
     "derivation",
     "display",
     "dtype_bytes",
     "evaluate",
+    "evaluate_available",
     "format_quantity",
     "hardware",
     "info",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -104,3 +105,85 @@ def fill(workload: str, values: dict[str, Any], wanted: list[str], *, vector: bo
 
     for name in wanted:
         need(name, ())
+
+
+def dependencies(workload: str, wanted: Iterable[str], known: Collection[str] = ()) -> frozenset[str]:
+    """Every name `wanted` rests on in `workload`, the wanted names included.
+
+    A name in `known` counts as given: what it would be computed from is not visited, so a
+    parameter count given directly hides the architecture behind it.
+    """
+    table = generated_scalar.TABLE.get(workload, {})
+    reached: set[str] = set()
+    pending = list(wanted)
+    while pending:
+        name = pending.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        if name not in known and name in table:
+            pending.extend(table[name][1])
+    return frozenset(reached)
+
+
+@dataclass(frozen=True)
+class Available:
+    """What `evaluate_available` could compute, and why it left the rest out."""
+
+    values: dict[str, float]  # the inputs, plus each computable wanted quantity and what it rests on
+    lacking: dict[str, tuple[str, ...]]  # left out: wanted quantity -> the inputs it lacks, sorted
+    undefined: dict[str, str]  # left out: wanted quantity -> "division by zero" or "not finite"
+
+
+def evaluate_available(workload: str, inputs: Mapping[str, float], wanted: Iterable[str]) -> Available:
+    """Compute each wanted quantity whose inputs are all known; report the others instead of raising.
+
+    A quantity that lacks an input is listed in `lacking` with every input it lacks; one whose
+    arithmetic has no finite value (a division by zero, an overflow) is listed in `undefined`.
+    Neither stops the other quantities. Scalar inputs only; `evaluate` stays all-or-error.
+    """
+    table: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = _module(False).TABLE[workload]
+    values: dict[str, float] = dict(inputs)
+    failed: dict[str, str] = {}  # computed quantity -> why it, or something it rests on, has no value
+    blocked: set[str] = set()  # computed quantities that lack an input
+
+    def compute(name: str) -> bool:
+        if name in values:
+            return True
+        if name in failed or name in blocked or name not in table:
+            return False
+        function, args = table[name]
+        for arg in args:
+            if not compute(arg):
+                if arg in failed:
+                    failed[name] = failed[arg]
+                else:
+                    blocked.add(name)
+                return False
+        try:
+            value = function(*(values[arg] for arg in args))
+        except ZeroDivisionError:
+            failed[name] = "division by zero"
+            return False
+        except (OverflowError, ValueError):  # math.floor(inf), math.ceil(nan)
+            failed[name] = "not finite"
+            return False
+        if not math.isfinite(value):
+            failed[name] = "not finite"
+            return False
+        values[name] = value
+        return True
+
+    lacking: dict[str, tuple[str, ...]] = {}
+    undefined: dict[str, str] = {}
+    for name in wanted:
+        if compute(name):
+            continue
+        missing = sorted(
+            n for n in dependencies(workload, [name], values) if n not in values and n not in table
+        )
+        if missing:
+            lacking[name] = tuple(missing)
+        else:
+            undefined[name] = failed.get(name, "not finite")
+    return Available(values, lacking, undefined)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from perfdrill.engine.errors import SpecError, UsageError
@@ -20,27 +21,29 @@ TRAINING_CONVENTIONS: dict[str, float] = {
 
 @dataclass(frozen=True)
 class Hardware:
-    """What the roofline needs from a chip, after overrides."""
+    """What the roofline needs from a chip, after overrides; None where neither gave a value."""
 
-    peak_flops: float
-    memory_bandwidth: float
+    peak_flops: float | None
+    memory_bandwidth: float | None
     memory_capacity: float | None
     link_bandwidth: float | None
     chips: int = 1
     mfu: float = 1.0
+    mbu: float = 1.0
     host_link_bandwidth: float | None = None
     fp32_peak_flops: float | None = None
 
     def inputs(self) -> dict[str, float]:
-        values = {
-            "peak_flops": self.peak_flops,
-            "memory_bandwidth": self.memory_bandwidth,
-            "chips": float(self.chips),
-            "mfu": self.mfu,
-        }
-        if self.memory_capacity is not None:
-            values["memory_capacity"] = self.memory_capacity
-        for name in ("link_bandwidth", "host_link_bandwidth", "fp32_peak_flops"):
+        """The known values as formula inputs (an unknown one is simply absent)."""
+        values = {"chips": float(self.chips), "mfu": self.mfu, "mbu": self.mbu}
+        for name in (
+            "peak_flops",
+            "memory_bandwidth",
+            "memory_capacity",
+            "link_bandwidth",
+            "host_link_bandwidth",
+            "fp32_peak_flops",
+        ):
             if getattr(self, name) is not None:
                 values[name] = getattr(self, name)
         return values
@@ -56,40 +59,41 @@ def hardware(
     link_bandwidth: float | None = None,
     chips: int = 1,
     mfu: float = 1.0,
+    mbu: float = 1.0,
 ) -> Hardware:
-    """Chip facts for `dtype`, with explicit values taking precedence over the chip's."""
+    """Chip facts for `dtype`, with explicit values taking precedence over the chip's.
+
+    Without a chip, a value not given explicitly stays None: the formulas that need it are then
+    left out by `evaluate_available`, and `evaluate` names it as missing.
+    """
     if dtype not in COMPUTE_DTYPES:
         raise UsageError(f"unknown compute dtype {dtype!r}; allowed: {', '.join(COMPUTE_DTYPES)}")
     if chips < 1:
         raise UsageError(f"--chips must be at least 1, not {chips}")
-    if not 0 < mfu <= 1:
-        raise UsageError(f"--mfu must be in (0, 1], not {mfu}")
-    if flops is None:
-        if chip is None:
-            raise UsageError("give --chip or --flops")
-        flops = chip.flops(dtype)
-    if bandwidth is None:
-        if chip is None:
-            raise UsageError("give --chip or --bandwidth")
-        bandwidth = chip.memory_bandwidth.value
-    if memory is None and chip is not None:
-        memory = chip.memory.value
-    if link_bandwidth is None and chip is not None and chip.link_bandwidth is not None:
-        link_bandwidth = chip.link_bandwidth.value
+    for name, fraction in (("--mfu", mfu), ("--mbu", mbu)):
+        if not 0 < fraction <= 1:
+            raise UsageError(f"{name} must be in (0, 1], not {fraction}")
+    if chip is not None:
+        flops = chip.flops(dtype) if flops is None else flops
+        bandwidth = chip.memory_bandwidth.value if bandwidth is None else bandwidth
+        memory = chip.memory.value if memory is None else memory
+        if link_bandwidth is None and chip.link_bandwidth is not None:
+            link_bandwidth = chip.link_bandwidth.value
     for name, value in (("--flops", flops), ("--bandwidth", bandwidth), ("--memory", memory)):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive")
     host_link = chip.host_link_bandwidth if chip is not None else None
     fp32 = chip.peak_flops.get("fp32") if chip is not None else None
     return Hardware(
-        flops,
-        bandwidth,
-        memory,
-        link_bandwidth,
-        chips,
-        mfu,
-        host_link.value if host_link is not None else None,
-        fp32.value if fp32 is not None else None,
+        peak_flops=flops,
+        memory_bandwidth=bandwidth,
+        memory_capacity=memory,
+        link_bandwidth=link_bandwidth,
+        chips=chips,
+        mfu=mfu,
+        mbu=mbu,
+        host_link_bandwidth=host_link.value if host_link is not None else None,
+        fp32_peak_flops=fp32.value if fp32 is not None else None,
     )
 
 
@@ -106,9 +110,17 @@ def model_inputs(
     kv_dtype: str,
     arch: dict[str, float] | None = None,
     params: float | None = None,
+    active_params: float | None = None,
     kv_bytes_per_token: float | None = None,
 ) -> dict[str, float]:
-    """Architecture values (model's, then explicit flags), dtype sizes and direct overrides."""
+    """Architecture values (model's, then explicit flags), dtype sizes and direct overrides.
+
+    An override that cannot apply is refused with a reason, never silently ignored: routing flags
+    on a dense `model`, an active count for a dense model or above the total, KV heads that do not
+    divide the query heads. A total `params` sets a dense model's active count too; a mixture of
+    experts keeps its architecture's active count unless `active_params` is given.
+    """
+    arch = dict(arch or {})
     values: dict[str, float] = (
         model.formula_inputs()
         if model is not None
@@ -121,20 +133,45 @@ def model_inputs(
             "position_embeddings": 0.0,
         }
     )
-    for name, value in (arch or {}).items():
+    if model is not None and not model.is_moe:
+        routing = [
+            f"--{n.replace('_', '-')}" for n in ("experts", "experts_per_token") if arch.get(n, 1) != 1
+        ]
+        if routing:
+            raise UsageError(
+                f"{' and '.join(routing)} cannot apply to {model.id}, a dense model: describe a mixture "
+                "of experts with the architecture flags instead of --model"
+            )
+    for name, value in arch.items():
         values[name] = float(value)
-    if model is None and arch:
-        values.setdefault("dense_layers", values.get("layers", 0.0) if values["experts"] <= 1 else 0.0)
+    if model is None and arch:  # a dense model's layers are all dense; an MoE given by flags has none
+        if "layers" in values or values["experts"] > 1:
+            values.setdefault("dense_layers", values.get("layers", 0.0) if values["experts"] <= 1 else 0.0)
         if "ffn" in values:
             values.setdefault("dense_ffn", values["ffn"])
-    if values.get("experts_per_token", 1) > values.get("experts", 1):
-        raise SpecError("experts per token must not exceed experts")
+    experts, per_token = values["experts"], values["experts_per_token"]
+    if per_token > experts:
+        raise SpecError(f"experts per token ({per_token:g}) must not exceed experts ({experts:g})")
+    if {"heads", "kv_heads"} & set(arch) and {"heads", "kv_heads"} <= set(values):
+        heads, kv_heads = values["heads"], values["kv_heads"]
+        if kv_heads > heads or heads % kv_heads:
+            raise UsageError(f"{kv_heads:g} KV heads must divide {heads:g} query heads (--kv-heads, --heads)")
     values["weight_bytes_per_param"] = dtype_bytes(weight_dtype, "--weight-dtype")
     values["kv_bytes_per_element"] = dtype_bytes(kv_dtype, "--kv-dtype")
+    moe = values["experts"] > 1
     if params is not None:
         values["params"] = params
-        if values["experts"] <= 1:  # an MoE keeps its architecture's active count
+        if not moe:
             values["active_params"] = params
+    if active_params is not None:
+        if not moe:
+            raise UsageError(
+                "--active-params is for a mixture of experts: give --experts and --experts-per-token "
+                "too, or only --params for a dense model"
+            )
+        if params is not None and active_params > params:
+            raise UsageError(f"--active-params ({active_params:g}) exceeds --params ({params:g})")
+        values["active_params"] = active_params
     if kv_bytes_per_token is not None:
         values["kv_bytes_per_token"] = kv_bytes_per_token
     return values
@@ -147,8 +184,8 @@ def training_bytes_per_param(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
         names = ", ".join(f"{k} ({v:g})" for k, v in TRAINING_CONVENTIONS.items())
-        raise UsageError(f"--bytes-per-param {text!r}: give a number or one of {names}") from None
-    if value <= 0:
-        raise UsageError("--bytes-per-param must be positive")
+        raise UsageError(f"--bytes-per-param {text!r}: give a positive number or one of {names}")
     return value

@@ -26,6 +26,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "memory_capacity": ("byte", "memory capacity of one chip"),
     "chips": ("1", "chips the work is split over evenly"),
     "mfu": ("1", "fraction of peak FLOP/s actually achieved"),
+    "mbu": ("1", "fraction of peak memory bandwidth actually achieved"),
     "link_bandwidth": ("byte/s", "one-way chip-to-chip link bandwidth"),
     "layers": ("1", "transformer layers"),
     "dense_layers": ("1", "layers with a dense MLP (all of them in a dense model)"),
@@ -185,7 +186,10 @@ SYSTEM = [
         "FLOP/s of all chips at the achieved fraction of peak",
     ),
     define(
-        "system_bandwidth", SYM["chips"] * SYM["memory_bandwidth"], "byte/s", "memory bandwidth of all chips"
+        "system_bandwidth",
+        SYM["chips"] * SYM["memory_bandwidth"] * SYM["mbu"],
+        "byte/s",
+        "memory bandwidth of all chips at the achieved fraction of peak",
     ),
     define("system_memory", SYM["chips"] * SYM["memory_capacity"], "byte", "memory of all chips"),
     define(

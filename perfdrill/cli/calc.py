@@ -1,323 +1,298 @@
-"""`perfdrill calc SUBCOMMAND`: the engine's formulas, exposed directly. Result names are a contract."""
+"""`perfdrill calc SUBCOMMAND`: the engine's formulas, exposed directly.
+
+Each subcommand is an entry of calc_table.py. Every result is computed when its own inputs are
+known; the others are listed with the options that would give them. Result names are a contract.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+import re
+from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
+from perfdrill.cli import OneLineParser
+from perfdrill.cli.calc_spec import Option, Subcommand
+from perfdrill.cli.calc_table import ARCH_FLAGS, HARDWARE, LINK, MODEL, SUBCOMMANDS
+from perfdrill.cli.omitted import Hints, lines, nothing_computed, phrase, suppliers
 from perfdrill.cli.options import add_specs_option
-from perfdrill.cli.values import json_value, print_results
+from perfdrill.cli.values import json_value, print_json, print_results
 from perfdrill.engine import UsageError
 from perfdrill.engine.model import (
-    COMPUTE_DTYPES,
-    DTYPE_BYTES,
+    Chip,
+    SpecBook,
+    computed,
+    dependencies,
     dtype_bytes,
-    evaluate,
+    evaluate_available,
     hardware,
     load_specs,
     model_inputs,
-    parse_quantity,
-    training_bytes_per_param,
 )
 
-# subcommand -> (workload, [(result name, quantity name)])
-_ROOFLINE = ["flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"]
-RESULTS: dict[str, list[tuple[str, str]]] = {
-    "roofline": [("ridge_point", "ridge_point")],
-    "matmul": [(n, n) for n in _ROOFLINE],
-    "elementwise": [(n, n) for n in _ROOFLINE],
-    "model": [(n, n) for n in ("params", "active_params", "weight_bytes", "kv_bytes_per_token")],
-    "decode": [
-        ("flops", "flops"),
-        ("bytes", "bytes"),
-        ("compute_time", "compute_time"),
-        ("memory_time", "memory_time"),
-        ("step_time", "runtime"),
-        ("bound", "bound"),
-        ("tokens_per_second", "tokens_per_second"),
-        ("weight_bytes", "weight_bytes"),
-        ("kv_cache_bytes", "kv_cache_bytes"),
-        ("memory_required", "memory_required"),
-        ("fits", "fits"),
-        ("critical_batch", "critical_batch"),
-        ("max_batch", "max_batch"),
-    ],
-    "prefill": [
-        ("flops", "flops"),
-        ("compute_time", "compute_time"),
-        ("memory_time", "memory_time"),
-        ("time", "runtime"),
-        ("bound", "bound"),
-    ],
-    "train": [(n, n) for n in ("flops", "time", "memory_required", "min_chips")],
-}
+# Shown worked by `calc model --explain`; elsewhere they are taken as given.
 MODEL_LEVEL = {"params", "active_params", "kv_bytes_per_token"}
-_ARCH_FLAGS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text.replace(",", "").replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, not {value}")
-    return value
+class _CalcParser(OneLineParser):
+    """Reads "-5e12" as a value, as Python 3.13's argparse does, so `--flops -5e12` is refused as
+    negative rather than as a missing argument."""
 
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], not {value}")
-    return value
-
-
-def _batches(text: str) -> list[int]:
-    return [_positive_int(part) for part in text.split(",") if part.strip()]
-
-
-def _hardware_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("hardware (explicit values override --chip)")
-    group.add_argument("--chip", help="chip id (see `perfdrill specs chips`)")
-    group.add_argument("--dtype", default="bf16", choices=COMPUTE_DTYPES, help="compute dtype (default bf16)")
-    group.add_argument("--flops", metavar="Q", help="peak FLOP/s, e.g. '989 TFLOP/s'")
-    group.add_argument("--bandwidth", metavar="Q", help="memory bandwidth, e.g. '3.35 TB/s'")
-    group.add_argument("--memory", metavar="Q", help="memory per chip, e.g. '80 GB'")
-    group.add_argument(
-        "--chips", type=_positive_int, default=1, metavar="N", help="chips sharing the work evenly"
-    )
-
-
-def _model_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("model (architecture flags override --model)")
-    group.add_argument("--model", help="model id (see `perfdrill specs models`)")
-    for flag in _ARCH_FLAGS:
-        group.add_argument(f"--{flag.replace('_', '-')}", dest=flag, type=_positive_int, metavar="N")
-    group.add_argument("--experts", type=_positive_int, metavar="E")
-    group.add_argument("--experts-per-token", type=_positive_int, metavar="K")
-    group.add_argument("--tied-embeddings", action="store_true", default=None)
-    group.add_argument("--params", metavar="P", help="parameter count, overriding the architecture's")
-    group.add_argument("--kv-bytes-per-token", metavar="Q", help="KV cache bytes per token, e.g. '128 KiB'")
-    group.add_argument(
-        "--weight-dtype", choices=tuple(DTYPE_BYTES), help="weight storage dtype (default --dtype)"
-    )
-    group.add_argument("--kv-dtype", choices=tuple(DTYPE_BYTES), help="KV cache dtype (default --dtype)")
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
 
 def register(commands: Any) -> None:
     calc = commands.add_parser("calc", help="evaluate the performance model directly")
     subs = calc.add_subparsers(
-        dest="calc_command", metavar="SUBCOMMAND", required=True, parser_class=type(calc)
+        dest="calc_command", metavar="SUBCOMMAND", required=True, parser_class=_CalcParser
     )
-    specs = {
-        "roofline": "ridge point of a chip",
-        "matmul": "an (m x k) @ (k x n) matmul; the k x n operand is the weight",
-        "elementwise": "an elementwise kernel over N elements",
-        "model": "parameter count, weight bytes and KV bytes per token",
-        "decode": "one decode step of a batch",
-        "prefill": "processing a batch of prompts",
-        "train": "training time and memory",
-        "collective": "ring collective time",
-        "sweep": "decode across batch sizes, with the optimal batch",
-    }
-    for name, help_text in specs.items():
-        sub = subs.add_parser(name, help=help_text, description=help_text)
-        if name == "model":
-            sub.add_argument(
-                "--dtype", default="bf16", choices=COMPUTE_DTYPES, help="storage dtype (default bf16)"
-            )
-        elif name != "collective":
-            _hardware_options(sub)
-        if name in ("model", "decode", "prefill", "train", "sweep"):
-            _model_options(sub)
-        _command_options(name, sub)
+    for spec in SUBCOMMANDS.values():
+        sub = subs.add_parser(spec.name, help=spec.help, description=spec.help)
+        for group in spec.groups:
+            section = sub.add_argument_group(group.title)
+            for option in group.options:
+                if option.flag not in spec.exclude:
+                    _add(section, option)
+        for option in spec.options:
+            _add(sub, option)
         output = sub.add_argument_group("output")
         output.add_argument("--json", action="store_true", help="values in base units as JSON")
         output.add_argument("--explain", action="store_true", help="show each formula worked through")
         add_specs_option(output)
-        sub.set_defaults(handler=run, calc_name=name)
+        sub.set_defaults(handler=run, calc_name=spec.name)
 
 
-def _command_options(name: str, sub: argparse.ArgumentParser) -> None:
-    if name in ("matmul", "elementwise", "decode", "prefill"):
-        sub.add_argument("--no-overlap", action="store_true", help="runtime = compute + memory, not the max")
-    if name == "matmul":
-        for dim in ("m", "k", "n"):
-            sub.add_argument(f"--{dim}", type=_positive_int, required=True)
-        sub.add_argument("--weight-dtype", choices=tuple(DTYPE_BYTES), help="dtype of the k x n operand")
-    elif name == "elementwise":
-        sub.add_argument("--elements", type=_positive_int, required=True, metavar="N")
-        sub.add_argument("--ops-per-element", type=float, default=1.0, metavar="k")
-        sub.add_argument("--inputs", type=_positive_int, default=1, metavar="i")
-        sub.add_argument("--outputs", type=_positive_int, default=1, metavar="o")
-    elif name in ("decode", "sweep"):
-        sub.add_argument("--context", type=_positive_int, required=True, metavar="S")
-        sub.add_argument("--attention-flops", action="store_true", help="count attention FLOPs too")
-        sub.add_argument("--mfu", type=_fraction, default=1.0, metavar="u", help="achieved fraction of peak")
-        if name == "decode":
-            sub.add_argument("--batch", type=_positive_int, required=True, metavar="B")
-            sub.add_argument("--per-op", action="store_true", help="sum per-operation rooflines")
+def _add(parser: Any, option: Option) -> None:
+    if option.switch:
+        parser.add_argument(option.flag, action="store_true", help=option.help)
+    else:
+        parser.add_argument(
+            option.flag,
+            metavar=option.metavar,
+            choices=option.choices,
+            required=option.required,
+            help=option.help,
+        )
+
+
+@dataclass
+class Calculation:
+    """One parsed calc command: its formula inputs, their JSON echo, and how to explain omissions."""
+
+    spec: Subcommand
+    workload: str
+    inputs: dict[str, Any]
+    echo: dict[str, Any]
+    hints: Hints
+    notes: list[str]
+
+
+def _read(spec: Subcommand, args: argparse.Namespace) -> tuple[dict[str, Any], set[str]]:
+    """Each option's value (typed text read strictly, or its default) and the flags given."""
+    values: dict[str, Any] = {}
+    given: set[str] = set()
+    for option in spec.all_options():
+        raw = getattr(args, option.dest)
+        if option.switch:
+            values[option.dest] = bool(raw)
+        elif raw is None:
+            values[option.dest] = option.default
+            continue
         else:
-            sub.add_argument("--batches", type=_batches, default=[2**i for i in range(13)], metavar="1,2,4,…")
-    elif name == "prefill":
-        sub.add_argument("--batch", type=_positive_int, required=True, metavar="B")
-        sub.add_argument("--prompt", type=_positive_int, required=True, metavar="T")
-        sub.add_argument("--mfu", type=_fraction, default=1.0, metavar="u")
-        sub.add_argument("--attention-flops", action="store_true", help="count causal attention FLOPs too")
-    elif name == "train":
-        sub.add_argument("--tokens", required=True, metavar="D", help="training tokens, e.g. 15e12")
-        sub.add_argument("--mfu", type=_fraction, default=1.0, metavar="u")
-        sub.add_argument(
-            "--bytes-per-param",
-            default="mixed-adam",
-            metavar="b",
-            help="a number, or mixed-adam (16), mixed-adam-fp32-grads (18), mixed-adam-8bit (10)",
-        )
-    elif name == "collective":
-        sub.add_argument("--op", required=True, choices=("all-gather", "reduce-scatter", "all-reduce"))
-        sub.add_argument("--bytes", required=True, metavar="Q", dest="collective_bytes")
-        sub.add_argument("--participants", type=_positive_int, required=True, metavar="N")
-        sub.add_argument("--link-bandwidth", required=True, metavar="Q")
+            values[option.dest] = option.read(raw, option.flag) if option.read else raw
+        if raw:
+            given.add(option.flag)
+    return values, given
 
 
-def _quantity(text: str | None, unit: str, option: str) -> float | None:
-    if text is None:
-        return None
-    value = parse_quantity(text, unit, what=option)
-    if value <= 0:
-        raise UsageError(f"{option} must be positive, not {text!r}")
-    return value
+Part = tuple[dict[str, Any], dict[str, Any]]  # (formula inputs, JSON echo)
 
 
-def gather_inputs(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """(workload, formula inputs, JSON echo of the inputs) for a parsed calc command."""
-    name = args.calc_name
-    echo: dict[str, Any] = {}
-    inputs: dict[str, Any] = {}
-    if name == "collective":
-        value = _quantity(args.collective_bytes, "byte", "--bytes")
-        link = _quantity(args.link_bandwidth, "byte/s", "--link-bandwidth")
-        inputs = {"collective_bytes": value, "participants": float(args.participants), "link_bandwidth": link}
-        echo = {"op": args.op, "bytes": value, "participants": args.participants, "link_bandwidth": link}
-        return "collective", inputs, echo
-    book = load_specs(args.specs)
-    echo["dtype"] = args.dtype
-    if name != "model":  # sizes alone need no hardware
-        chip = book.chip(args.chip) if args.chip else None
-        hw = hardware(
-            chip,
-            args.dtype,
-            flops=_quantity(args.flops, "FLOP/s", "--flops"),
-            bandwidth=_quantity(args.bandwidth, "byte/s", "--bandwidth"),
-            memory=_quantity(args.memory, "byte", "--memory"),
-            chips=args.chips,
-            mfu=getattr(args, "mfu", 1.0),
-        )
-        inputs.update(hw.inputs())
-        echo.update(
-            chip=args.chip,
-            chips=args.chips,
-            peak_flops=hw.peak_flops,
-            memory_bandwidth=hw.memory_bandwidth,
-            memory_capacity=hw.memory_capacity,
-        )
-    activation_bytes = DTYPE_BYTES[args.dtype]
-    if name == "matmul":
-        inputs.update(
-            m=args.m,
-            k=args.k,
-            n=args.n,
-            activation_bytes=activation_bytes,
-            weight_bytes_per_param=dtype_bytes(args.weight_dtype or args.dtype, "--weight-dtype"),
-        )
-        echo.update(m=args.m, k=args.k, n=args.n)
-    elif name == "elementwise":
-        inputs.update(
-            elements=args.elements,
-            ops_per_element=args.ops_per_element,
-            inputs=args.inputs,
-            outputs=args.outputs,
-            activation_bytes=activation_bytes,
-            kernels=1,
-        )
-        echo.update(elements=args.elements, ops_per_element=args.ops_per_element)
-    elif name in ("model", "decode", "prefill", "train", "sweep"):
-        model = book.model(args.model) if args.model else None
-        arch = {flag: getattr(args, flag) for flag in _ARCH_FLAGS if getattr(args, flag) is not None}
-        for flag in ("experts", "experts_per_token"):
-            if getattr(args, flag) is not None:
-                arch[flag] = getattr(args, flag)
-        if args.tied_embeddings:
-            arch["tied_embeddings"] = 1
-        if model is None and not arch and args.params is None:
-            raise UsageError("give --model, or the architecture flags, or --params")
-        inputs.update(
-            model_inputs(
-                model,
-                weight_dtype=args.weight_dtype or args.dtype,
-                kv_dtype=args.kv_dtype or args.dtype,
-                arch=arch,
-                params=_quantity(args.params, "parameter", "--params"),
-                kv_bytes_per_token=_quantity(args.kv_bytes_per_token, "byte/token", "--kv-bytes-per-token"),
-            )
-        )
-        echo.update(model=args.model, weight_dtype=args.weight_dtype or args.dtype, **arch)
-    if name in ("decode", "sweep"):
-        inputs["context"] = args.context
-        echo["context"] = args.context
-    if name == "decode":
-        inputs["batch"] = args.batch
-        echo["batch"] = args.batch
-    if name == "prefill":
-        inputs.update(batch=args.batch, prompt=args.prompt)
-        echo.update(batch=args.batch, prompt=args.prompt)
-    if name == "train":
-        inputs["tokens"] = _quantity(args.tokens, "token", "--tokens")
-        inputs["training_bytes_per_param"] = training_bytes_per_param(args.bytes_per_param)
-        echo.update(tokens=inputs["tokens"], bytes_per_param=inputs["training_bytes_per_param"])
-    if name in ("train",) and "memory_capacity" not in inputs:
-        raise UsageError("give --chip or --memory")
-    return _workload(args), inputs, echo
+def _hardware(values: dict[str, Any], chip: Chip | None) -> Part:
+    hw = hardware(
+        chip,
+        values["dtype"],
+        flops=values["flops"],
+        bandwidth=values.get("bandwidth"),
+        memory=values["memory"],
+        chips=values["chips"],
+        mfu=values["mfu"],
+        mbu=values.get("mbu", 1.0),
+    )
+    echo = {
+        "chip": values["chip"],
+        "chips": values["chips"],
+        "peak_flops": hw.peak_flops,
+        "memory_bandwidth": hw.memory_bandwidth,
+        "memory_capacity": hw.memory_capacity,
+        "mfu": values["mfu"],
+    }
+    if "mbu" in values:
+        echo["mbu"] = values["mbu"]
+    return hw.inputs(), echo
 
 
-def _workload(args: argparse.Namespace) -> str:
-    name = args.calc_name
-    if name in ("decode", "sweep"):
-        if getattr(args, "per_op", False):
-            return "decode_per_op"
-        return "decode_attention" if args.attention_flops else "decode"
-    if name == "prefill":
-        return "prefill_attention" if args.attention_flops else "prefill"
-    return name
+def _link(values: dict[str, Any], chip: Chip | None) -> Part:
+    link = values["link_bandwidth"]
+    if link is None and chip is not None and chip.link_bandwidth is not None:
+        link = chip.link_bandwidth.value
+    inputs = {} if link is None else {"link_bandwidth": link}
+    return inputs, {"chip": values["chip"], "link_bandwidth": link}
+
+
+def _model(values: dict[str, Any], book: SpecBook) -> Part:
+    arch = {name: values[name] for name in (*ARCH_FLAGS, "experts", "experts_per_token") if values[name]}
+    if values["tied_embeddings"]:
+        arch["tied_embeddings"] = 1
+    weight_dtype = values["weight_dtype"] or values["dtype"]
+    inputs = model_inputs(
+        book.model(values["model"]) if values["model"] else None,
+        weight_dtype=weight_dtype,
+        kv_dtype=values.get("kv_dtype") or values["dtype"],
+        arch=arch,
+        params=values["params"],
+        active_params=values.get("active_params"),
+        kv_bytes_per_token=values.get("kv_bytes_per_token"),
+    )
+    echo = {"model": values["model"], "weight_dtype": weight_dtype, **arch}
+    for name in ("params", "active_params", "kv_bytes_per_token", "kv_dtype"):
+        if values.get(name) is not None:
+            echo[name] = values[name]
+    return inputs, echo
+
+
+def _gather(spec: Subcommand, values: dict[str, Any], book: SpecBook) -> Part:
+    """(formula inputs, JSON echo) from the option values, the chip and the model."""
+    dtype = values.get("dtype", "bf16")
+    inputs: dict[str, Any] = {
+        **spec.constants,
+        "activation_bytes": dtype_bytes(dtype, "--dtype"),
+        "weight_bytes_per_param": dtype_bytes(values.get("weight_dtype") or dtype, "--weight-dtype"),
+    }
+    echo: dict[str, Any] = {"dtype": dtype} if "dtype" in values else {}
+    chip = book.chip(values["chip"]) if values.get("chip") else None
+    parts = {HARDWARE: lambda: _hardware(values, chip), LINK: lambda: _link(values, chip)}
+    parts[MODEL] = lambda: _model(values, book)
+    for group in spec.groups:
+        group_inputs, group_echo = parts[group]()
+        inputs.update(group_inputs)
+        echo.update(group_echo)
+    for option in spec.options:
+        value = values[option.dest]
+        if option.switch or value is None:
+            continue
+        if option.read is not None:  # a dtype's bytes were set above
+            inputs.update({name: float(value) for name in option.supplies})
+        echo[option.echo or option.dest] = value
+    return inputs, echo
+
+
+def _check_every_option_applies(
+    spec: Subcommand,
+    workload: str,
+    wanted: list[str],
+    inputs: dict[str, Any],
+    given: set[str],
+    model: str | None,
+) -> None:
+    """An option that changes no result is refused, with what overrides it, rather than echoed and ignored."""
+    reached = dependencies(workload, wanted, inputs)
+    options = spec.all_options()
+    for option in options:
+        if option.flag not in given or not option.supplies or reached & set(option.supplies):
+            continue
+        above = {
+            name
+            for name in computed(workload)
+            if name in inputs and set(option.supplies) & dependencies(workload, [name])
+        }
+        flags = [o.flag for o in options if o.flag in given and set(o.supplies) & above and o is not option]
+        reason = ""
+        if flags:
+            reason = f": {' and '.join(flags)} give{'s' if len(flags) == 1 else ''} what it would change"
+        elif above and model:
+            reason = f": the {model} spec gives what it would change directly"
+        raise UsageError(f"{option.flag} changes none of the results of `calc {spec.name}`{reason}")
+    moe = inputs.get("experts", 1) > 1
+    if moe and "--params" in given and "--active-params" not in given and "active_params" in reached:
+        raise UsageError(
+            "--params is the total of a mixture of experts, and its active count does not follow from it: "
+            "give --active-params too"
+        )
+    counts = evaluate_available(workload, inputs, ["params", "active_params"]).values
+    if counts.get("active_params", 0) > counts.get("params", float("inf")) * (1 + 1e-12):
+        raise UsageError("the active parameters exceed the total: check --params and --active-params")
+
+
+def _hints(
+    spec: Subcommand, workload: str, inputs: dict[str, Any], values: dict[str, Any], given: set[str]
+) -> Hints:
+    """What each formula name can come from: options, then the specs behind --chip and --model.
+
+    A flag already given is no way to get what is still missing (a chip without a link bandwidth).
+    """
+    options = spec.all_options()
+    sources = [(g.source, g.source_supplies) for g in spec.groups if g.source]
+    pairs = [(o.flag, o.supplies) for o in options] + sources
+    supplied_by = suppliers([(flag, names) for flag, names in pairs if flag not in given])
+    order = [o.flag for o in options if o.supplies] + [flag for flag, _ in sources]
+    zeros = [o for o in options if not o.switch and values[o.dest] == 0]
+    zero_inputs = {name: o.flag for o in zeros for name in o.supplies}
+    return Hints(workload, inputs, supplied_by, order, zero_inputs)
+
+
+def prepare(spec: Subcommand, args: argparse.Namespace, wanted: list[str]) -> Calculation:
+    """Read the options, gather the inputs, and refuse any option that cannot apply."""
+    values, given = _read(spec, args)
+    workload = spec.workload_for(args)
+    missing = [q for q in wanted if q not in computed(workload)]
+    if missing:
+        switches = " ".join(o.flag for o in spec.all_options() if o.switch and values[o.dest])
+        raise UsageError(f"calc {spec.name} {switches}: these options do not combine")
+    inputs, echo = _gather(spec, values, load_specs(args.specs))
+    for name, quantities in spec.zero_means_zero.items():
+        if inputs.get(name) == 0:
+            inputs.update({q: 0.0 for q in quantities if q not in inputs})
+    _check_every_option_applies(spec, workload, wanted, inputs, given, values.get("model"))
+    hints = _hints(spec, workload, inputs, values, given)
+    notes = []
+    for neglect in spec.neglect:
+        if neglect.only is not None and getattr(args, neglect.only.dest) != neglect.only.value:
+            continue
+        rests_on = dependencies(workload, [neglect.quantity], inputs)
+        if neglect.quantity not in inputs and not rests_on <= set(inputs) | set(computed(workload)):
+            notes.append(f"{neglect.what} ({phrase(hints.ways(neglect.quantity))} to count them)")
+            inputs[neglect.quantity] = 0.0
+    return Calculation(spec, workload, inputs, echo, hints, notes)
 
 
 def run(args: argparse.Namespace) -> int:
-    workload, inputs, echo = gather_inputs(args)
-    if args.calc_name == "sweep":
-        from perfdrill.cli.sweep import run_sweep
-
-        return run_sweep(args, workload, inputs, echo)
-    if args.calc_name == "collective":  # the op picks the formula behind `time`
-        pairs = [("time", "all_reduce_time" if args.op == "all-reduce" else "ring_pass_time")]
-    else:
-        pairs = list(RESULTS[args.calc_name])
-    if getattr(args, "no_overlap", False):
-        pairs = [(r, "runtime_no_overlap" if q == "runtime" else q) for r, q in pairs]
-    given = set(inputs)
-    values = evaluate(workload, inputs, [q for _, q in pairs])
+    spec = SUBCOMMANDS[args.calc_name]
+    if spec.runner is not None:
+        runner = import_module(f"perfdrill.cli.{spec.runner}")
+        return int(runner.run(args, lambda wanted: prepare(spec, args, wanted)))
+    pairs = spec.pairs(args)
+    calculation = prepare(spec, args, [q for _, q in pairs])
+    workload, inputs = calculation.workload, calculation.inputs
+    available = evaluate_available(workload, inputs, [q for _, q in pairs])
+    values = available.values
+    omitted: dict[str, list[str]] = {}
+    reasons: dict[str, str] = {}
+    for result, quantity in pairs:
+        if quantity not in values:
+            omitted[result], reasons[result] = calculation.hints.omission(result, quantity, available)
+    shown = [(r, q) for r, q in pairs if q in values]
+    if not shown:
+        raise nothing_computed(omitted, reasons)
     if args.json:
-        print(
-            json.dumps(
-                {"inputs": echo, "results": {r: json_value(workload, q, values[q]) for r, q in pairs}},
-                indent=2,
-            )
-        )
+        results = {r: json_value(workload, q, values[q]) for r, q in shown}
+        print_json(calculation.echo, results, omitted, calculation.notes)
         return 0
-    if args.calc_name != "model":  # model-level steps belong to `calc model --explain`
-        given |= MODEL_LEVEL
-    print_results(workload, pairs, values, given, explain=args.explain)
+    given = set(inputs) | (set() if spec.model_level else MODEL_LEVEL)
+    print_results(workload, shown, values, given, explain=args.explain)
+    for line in [*lines(omitted, reasons), *calculation.notes]:
+        print(line)
     return 0

@@ -1,13 +1,18 @@
-"""`perfdrill calc sweep`: decode across batch sizes, and the batch that maximises throughput."""
+"""`perfdrill calc sweep`: decode across batch sizes, and the batch that maximises throughput.
+
+Columns whose inputs are missing (`fits` without a memory size) are left out of every row and
+listed with the options that would give them, as in the other calc subcommands.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
+from collections.abc import Callable
 from typing import Any
 
-from perfdrill.cli.values import json_value
-from perfdrill.engine.model import display, evaluate
+from perfdrill.cli.omitted import lines, nothing_computed
+from perfdrill.cli.values import json_value, print_json
+from perfdrill.engine.model import display, evaluate_available
 
 SWEEP_COLUMNS = [
     "compute_time",
@@ -18,14 +23,16 @@ SWEEP_COLUMNS = [
     "fits",
     "tokens_per_second",
 ]
-
-
-def sweep_rows(workload: str, inputs: dict[str, Any], batches: list[int]) -> list[dict[str, Any]]:
-    rows = []
-    for batch in batches:
-        values = evaluate(workload, {**inputs, "batch": batch}, SWEEP_COLUMNS)
-        rows.append({"batch": batch, **{name: values[name] for name in SWEEP_COLUMNS}})
-    return rows
+HEADERS = {
+    "compute_time": "compute",
+    "memory_time": "memory",
+    "runtime": "runtime",
+    "bound": "bound",
+    "memory_required": "needs",
+    "fits": "fits",
+    "tokens_per_second": "tokens/s",
+}
+EXACT = ["optimal_batch", "optimal_is_knee"]
 
 
 def optimal_row(rows: list[dict[str, Any]]) -> int | None:
@@ -38,40 +45,68 @@ def optimal_row(rows: list[dict[str, Any]]) -> int | None:
     return int(max(row["batch"] for row in fitting)) if fitting else None
 
 
-def run_sweep(args: argparse.Namespace, workload: str, inputs: dict[str, Any], echo: dict[str, Any]) -> int:
-    rows = sweep_rows(workload, inputs, args.batches)
-    best = optimal_row(rows)
-    knee = evaluate(workload, {**inputs, "batch": 1}, ["knee_batch", "optimal_batch", "optimal_is_knee"])
+def run(args: argparse.Namespace, prepare: Callable[[list[str]], Any]) -> int:
+    calculation = prepare([*SWEEP_COLUMNS, *EXACT])
+    workload, inputs, hints = calculation.workload, calculation.inputs, calculation.hints
+    batches: list[int] = calculation.echo["batches"]
+    omitted: dict[str, list[str]] = {}
+    reasons: dict[str, str] = {}
+    rows = []
+    columns = list(SWEEP_COLUMNS)
+    for batch in batches:
+        available = evaluate_available(workload, {**inputs, "batch": batch}, SWEEP_COLUMNS)
+        for column in [c for c in columns if c not in available.values]:
+            omitted[column], reasons[column] = hints.omission(column, column, available)
+            columns.remove(column)
+        rows.append({"batch": batch, **available.values})
+    if not columns:
+        raise nothing_computed(omitted, reasons)
+    best = None
+    if {"fits", "bound"} <= set(columns):
+        best = optimal_row(rows)
+    else:
+        omitted["optimal_batch"] = omitted.get("fits") or omitted.get("bound") or []
+        reasons["optimal_batch"] = reasons.get("fits") or reasons.get("bound") or ""
+    exact = evaluate_available(workload, inputs, EXACT)
+    if not set(EXACT) <= set(exact.values):
+        omitted["exact_optimal_batch"], reasons["exact_optimal_batch"] = hints.omission(
+            "exact_optimal_batch", "optimal_batch", exact
+        )
     if args.json:
-        results = {
+        results: dict[str, Any] = {
             "rows": [
-                {
-                    "batch": row["batch"],
-                    **{c: json_value(workload, c, row[c])["value"] for c in SWEEP_COLUMNS},
-                }
+                {"batch": row["batch"], **{c: json_value(workload, c, row[c])["value"] for c in columns}}
                 for row in rows
-            ],
-            "optimal_batch": best,
-            "exact_optimal_batch": int(knee["optimal_batch"]),
+            ]
         }
-        print(json.dumps({"inputs": {**echo, "batches": args.batches}, "results": results}, indent=2))
+        if "optimal_batch" not in omitted:
+            results["optimal_batch"] = best
+        if "exact_optimal_batch" not in omitted:
+            results["exact_optimal_batch"] = int(exact.values["optimal_batch"])
+        print_json(calculation.echo, results, omitted, calculation.notes)
         return 0
+    _print_table(workload, rows, columns, best)
+    if "exact_optimal_batch" not in omitted:
+        optimum = exact.values["optimal_batch"]
+        case = display(workload, "optimal_is_knee", exact.values["optimal_is_knee"])
+        print(f"exact optimum: {int(optimum)} ({case})")
+    for line in lines(omitted, reasons):
+        print(line)
+    return 0
+
+
+def _print_table(workload: str, rows: list[dict[str, Any]], columns: list[str], best: int | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title="decode sweep", header_style="bold")
-    for column in ("batch", "compute", "memory", "runtime", "bound", "needs", "fits", "tokens/s"):
-        table.add_column(column, justify="right")
+    for header in ("batch", *(HEADERS[c] for c in columns)):
+        table.add_column(header, justify="right")
     for row in rows:
         style = "bold green" if row["batch"] == best else None
-        cells = [display(workload, c, row[c]) for c in SWEEP_COLUMNS]
-        cells[-1] = cells[-1].replace(" tokens/s", "")
+        cells = [display(workload, c, row[c]).replace(" tokens/s", "") for c in columns]
         table.add_row(str(row["batch"]), *cells, style=style)
     console = Console(highlight=False)
     console.print(table)
-    case = display(workload, "optimal_is_knee", knee["optimal_is_knee"])
-    console.print(
-        f"optimal batch among these: {best if best is not None else 'none fits'}; "
-        f"exact optimum: {int(knee['optimal_batch'])} ({case})"
-    )
-    return 0
+    if "fits" in columns and "bound" in columns:
+        console.print(f"optimal batch among these: {best if best is not None else 'none fits'}")

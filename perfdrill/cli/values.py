@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from perfdrill.engine.model import derivation, display, info, label
@@ -16,6 +17,14 @@ def json_value(workload: str, quantity: str, value: Any) -> dict[str, Any]:
     if meta.unit == "1" and number.is_integer():
         return {"value": int(number), "unit": "1"}
     return {"value": number, "unit": meta.unit}
+
+
+def print_json(
+    echo: dict[str, Any], results: dict[str, Any], omitted: dict[str, list[str]], notes: list[str]
+) -> None:
+    """The JSON document of one calculation; strict JSON, so a NaN or an infinity is a bug, not output."""
+    document = {"inputs": echo, "results": results, "omitted": omitted, "notes": notes}
+    print(json.dumps(document, indent=2, allow_nan=False))
 
 
 def print_results(

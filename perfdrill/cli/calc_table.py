@@ -1,0 +1,338 @@
+"""`perfdrill calc`'s subcommands as data: workload, results (a stable contract) and options.
+
+Adding a subcommand is adding an entry to SUBCOMMANDS; calc.py builds its parser, gathers its
+formula inputs, and prints what the inputs determine.
+"""
+
+from __future__ import annotations
+
+from perfdrill.cli.calc_spec import Group, Neglect, Option, Result, Subcommand, When
+from perfdrill.cli.numbers import batches, fraction, not_negative, quantity, whole
+from perfdrill.engine.model import COMPUTE_DTYPES, DTYPE_BYTES, INPUTS, training_bytes_per_param
+
+DTYPES = tuple(DTYPE_BYTES)
+ARCH_FLAGS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab")
+
+HARDWARE = Group(
+    "hardware (explicit values override --chip)",
+    (
+        Option("--chip", "chip id (see `perfdrill specs chips`)"),
+        Option("--dtype", "compute dtype (default bf16)", default="bf16", choices=COMPUTE_DTYPES),
+        Option(
+            "--flops",
+            "peak FLOP/s of one chip, e.g. '989 TFLOP/s'",
+            quantity("FLOP/s"),
+            ("peak_flops",),
+            "Q",
+            echo="peak_flops",
+        ),
+        Option(
+            "--bandwidth",
+            "memory bandwidth of one chip, e.g. '3.35 TB/s'",
+            quantity("byte/s"),
+            ("memory_bandwidth",),
+            "Q",
+            echo="memory_bandwidth",
+        ),
+        Option(
+            "--memory",
+            "memory of one chip, e.g. '80 GB'",
+            quantity("byte"),
+            ("memory_capacity",),
+            "Q",
+            echo="memory_capacity",
+        ),
+        Option("--chips", "chips sharing the work evenly (default 1)", whole(), ("chips",), "N", 1),
+        Option("--mfu", "achieved fraction of peak FLOP/s (default 1)", fraction, ("mfu",), "u", 1.0),
+        Option("--mbu", "achieved fraction of memory bandwidth (default 1)", fraction, ("mbu",), "u", 1.0),
+    ),
+    source="--chip",
+    source_supplies=("peak_flops", "memory_bandwidth", "memory_capacity"),
+)
+
+LINK = Group(
+    "link (an explicit value overrides --chip)",
+    (
+        Option("--chip", "chip id whose one-way link bandwidth to use"),
+        Option(
+            "--link-bandwidth",
+            "one-way link bandwidth, e.g. '450 GB/s'",
+            quantity("byte/s"),
+            ("link_bandwidth",),
+            "Q",
+        ),
+    ),
+    source="--chip",
+    source_supplies=("link_bandwidth",),
+)
+
+WEIGHT_DTYPE = Option(
+    "--weight-dtype",
+    "weight storage dtype (default --dtype)",
+    supplies=("weight_bytes_per_param",),
+    choices=DTYPES,
+)
+
+MODEL = Group(
+    "model (architecture flags override --model)",
+    (
+        Option("--model", "model id (see `perfdrill specs models`)"),
+        *(
+            Option(
+                f"--{name.replace('_', '-')}",
+                INPUTS[name][1],
+                whole(),
+                (name, "dense_" + name) if name in ("layers", "ffn") else (name,),
+                "N",
+            )
+            for name in ARCH_FLAGS
+        ),
+        Option("--experts", "routed experts per MoE layer", whole(), ("experts",), "E"),
+        Option("--experts-per-token", "routed experts each token uses", whole(), ("experts_per_token",), "K"),
+        Option(
+            "--tied-embeddings",
+            "the LM head reuses the embedding",
+            supplies=("tied_embeddings",),
+            switch=True,
+        ),
+        Option(
+            "--params",
+            "parameter count, overriding the architecture's",
+            quantity("parameter"),
+            ("params", "active_params"),
+            "P",
+        ),
+        Option(
+            "--active-params",
+            "parameters one token uses (a mixture of experts)",
+            quantity("parameter"),
+            ("active_params",),
+            "P",
+        ),
+        Option(
+            "--kv-bytes-per-token",
+            "KV cache bytes per token, e.g. '128 KiB'",
+            quantity("byte/token"),
+            ("kv_bytes_per_token",),
+            "Q",
+        ),
+        WEIGHT_DTYPE,
+        Option(
+            "--kv-dtype",
+            "KV cache dtype (default --dtype)",
+            supplies=("kv_bytes_per_element",),
+            choices=DTYPES,
+        ),
+    ),
+    source="--model",
+    source_supplies=tuple(
+        name
+        for flag in ARCH_FLAGS
+        for name in ((flag, "dense_" + flag) if flag in ("layers", "ffn") else (flag,))
+    ),
+)
+
+NO_OVERLAP = Option("--no-overlap", "runtime = compute + memory, not the max", switch=True)
+ATTENTION = Option("--attention-flops", "count attention FLOPs too", switch=True)
+CONTEXT = Option("--context", "tokens in each KV cache (0: none)", whole(0), ("context",), "S", required=True)
+BATCH = Option("--batch", "sequences processed together", whole(), ("batch",), "B", required=True)
+ROOFLINE = ("flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time")
+RUNTIME = (When("no_overlap", True, "runtime_no_overlap"),)
+
+
+def _roofline_results() -> tuple[Result, ...]:
+    return (
+        *(Result(n, n) for n in ROOFLINE),
+        Result("runtime", "runtime", RUNTIME),
+        Result("bound", "bound"),
+    )
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    s.name: s
+    for s in (
+        Subcommand(
+            "roofline",
+            "ridge point of a chip",
+            "roofline",
+            (Result("ridge_point", "ridge_point"),),
+            groups=(HARDWARE,),
+        ),
+        Subcommand(
+            "matmul",
+            "an (m x k) @ (k x n) matmul; the k x n operand is the weight",
+            "matmul",
+            _roofline_results(),
+            (
+                NO_OVERLAP,
+                *(Option(f"--{d}", f"{d} dimension", whole(), (d,), required=True) for d in ("m", "k", "n")),
+                WEIGHT_DTYPE,
+            ),
+            (HARDWARE,),
+        ),
+        Subcommand(
+            "elementwise",
+            "an elementwise kernel over N elements",
+            "elementwise",
+            _roofline_results(),
+            (
+                NO_OVERLAP,
+                Option("--elements", "tensor elements", whole(), ("elements",), "N", required=True),
+                Option(
+                    "--ops-per-element",
+                    "FLOPs per element (default 1)",
+                    not_negative,
+                    ("ops_per_element",),
+                    "k",
+                    1.0,
+                ),
+                Option("--inputs", "tensors read (default 1)", whole(), ("inputs",), "i", 1),
+                Option("--outputs", "tensors written (default 1)", whole(), ("outputs",), "o", 1),
+            ),
+            (HARDWARE,),
+            constants={"kernels": 1.0},
+        ),
+        Subcommand(
+            "model",
+            "parameter count, weight bytes and KV bytes per token",
+            "model",
+            tuple(Result(n, n) for n in ("params", "active_params", "weight_bytes", "kv_bytes_per_token")),
+            (Option("--dtype", "storage dtype (default bf16)", default="bf16", choices=COMPUTE_DTYPES),),
+            (MODEL,),
+            model_level=True,
+        ),
+        Subcommand(
+            "decode",
+            "one decode step of a batch",
+            "decode",
+            (
+                Result("flops", "flops"),
+                Result("bytes", "bytes"),
+                Result("compute_time", "compute_time"),
+                Result("memory_time", "memory_time"),
+                Result("step_time", "runtime", RUNTIME),
+                Result("bound", "bound"),
+                Result("tokens_per_second", "tokens_per_second"),
+                Result("weight_bytes", "weight_bytes"),
+                Result("kv_cache_bytes", "kv_cache_bytes"),
+                Result("memory_required", "memory_required"),
+                Result("fits", "fits"),
+                Result("critical_batch", "critical_batch"),
+                Result("max_batch", "max_batch"),
+            ),
+            (
+                CONTEXT,
+                BATCH,
+                ATTENTION,
+                Option("--per-op", "sum per-operation rooflines", switch=True),
+                NO_OVERLAP,
+            ),
+            (HARDWARE, MODEL),
+            workloads=(
+                When("per_op", True, "decode_per_op"),
+                When("attention_flops", True, "decode_attention"),
+            ),
+            zero_means_zero={"context": ("kv_cache_bytes",)},
+            neglect=(
+                Neglect(
+                    "attention_flops_per_sequence",
+                    "attention FLOPs are unknown and neglected: attention only reads its KV cache",
+                    When("per_op", True, ""),
+                ),
+            ),
+        ),
+        Subcommand(
+            "prefill",
+            "processing a batch of prompts",
+            "prefill",
+            (
+                Result("flops", "flops"),
+                Result("compute_time", "compute_time"),
+                Result("memory_time", "memory_time"),
+                Result("time", "runtime", RUNTIME),
+                Result("bound", "bound"),
+            ),
+            (
+                BATCH,
+                Option("--prompt", "prompt tokens per sequence", whole(), ("prompt",), "T", required=True),
+                Option("--attention-flops", "count causal attention FLOPs too", switch=True),
+                NO_OVERLAP,
+            ),
+            (HARDWARE, MODEL),
+            workloads=(When("attention_flops", True, "prefill_attention"),),
+        ),
+        Subcommand(
+            "train",
+            "training time and memory",
+            "train",
+            tuple(Result(n, n) for n in ("flops", "time", "memory_required", "min_chips")),
+            (
+                Option(
+                    "--tokens",
+                    "training tokens, e.g. 15e12",
+                    quantity("token"),
+                    ("tokens",),
+                    "D",
+                    required=True,
+                ),
+                Option(
+                    "--bytes-per-param",
+                    "a number, or mixed-adam (16, default), mixed-adam-fp32-grads (18), mixed-adam-8bit (10)",
+                    lambda text, _flag: training_bytes_per_param(text),
+                    ("training_bytes_per_param",),
+                    "b",
+                    16.0,
+                ),
+            ),
+            (HARDWARE, MODEL),
+            exclude=("--bandwidth", "--mbu", "--active-params", "--kv-bytes-per-token", "--kv-dtype"),
+        ),
+        Subcommand(
+            "collective",
+            "ring collective time",
+            "collective",
+            (Result("time", "ring_pass_time", (When("op", "all-reduce", "all_reduce_time"),)),),
+            (
+                Option(
+                    "--op",
+                    "the collective",
+                    choices=("all-gather", "reduce-scatter", "all-reduce"),
+                    required=True,
+                ),
+                Option(
+                    "--bytes",
+                    "buffer size, e.g. '1 GB'",
+                    quantity("byte"),
+                    ("collective_bytes",),
+                    "Q",
+                    required=True,
+                    echo="bytes",
+                ),
+                Option("--participants", "chips in the ring", whole(), ("participants",), "N", required=True),
+            ),
+            (LINK,),
+        ),
+        Subcommand(
+            "sweep",
+            "decode across batch sizes, with the optimal batch",
+            "decode",
+            (),
+            (
+                CONTEXT,
+                ATTENTION,
+                Option(
+                    "--batches",
+                    "batch sizes to try (default powers of 2 to 4096)",
+                    batches,
+                    metavar="1,2,4,…",
+                    default=[2**i for i in range(13)],
+                ),
+            ),
+            (HARDWARE, MODEL),
+            workloads=(When("attention_flops", True, "decode_attention"),),
+            constants={"batch": 1.0},  # each row sets its own; the exact optimum is found at batch 1
+            zero_means_zero={"context": ("kv_cache_bytes",)},
+            runner="sweep",
+        ),
+    )
+}

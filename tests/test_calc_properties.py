@@ -1,0 +1,117 @@
+"""Any subset of calc's options, with sensible or nonsense values: strict JSON whose results are
+part of the contract, or one line on stderr with exit code 2. Never a traceback."""
+
+import contextlib
+import io
+import json
+import os
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perfdrill.cli import main
+from perfdrill.cli.calc_table import SUBCOMMANDS
+
+# The README's contract, written out rather than read from the table under test.
+CONTRACT = {
+    "roofline": {"ridge_point"},
+    "matmul": {"flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"},
+    "elementwise": {
+        "flops",
+        "bytes",
+        "arithmetic_intensity",
+        "compute_time",
+        "memory_time",
+        "runtime",
+        "bound",
+    },
+    "model": {"params", "active_params", "weight_bytes", "kv_bytes_per_token"},
+    "decode": {
+        *("flops", "bytes", "compute_time", "memory_time", "step_time", "bound", "tokens_per_second"),
+        *("weight_bytes", "kv_cache_bytes", "memory_required", "fits", "critical_batch", "max_batch"),
+    },
+    "prefill": {"flops", "compute_time", "memory_time", "time", "bound"},
+    "train": {"flops", "time", "memory_required", "min_chips"},
+    "collective": {"time"},
+    "sweep": {"rows", "optimal_batch", "exact_optimal_batch"},
+}
+SWEEP_COLUMNS = {
+    "compute_time",
+    "memory_time",
+    "runtime",
+    "bound",
+    "memory_required",
+    "fits",
+    "tokens_per_second",
+}
+
+# Values a person might type: mostly sensible for the option, sometimes nonsense of any kind.
+SENSIBLE = {
+    "--chip": ["h100-sxm", "l4", "a100-80gb", "tpu-v5e"],
+    "--model": ["llama-3.1-8b", "mixtral-8x7b", "deepseek-v3", "gpt2-small"],
+    "--flops": ["989e12", "1.97e14", "121 TFLOP/s"],
+    "--bandwidth": ["3.35e12", "8.1e11", "2 TB/s"],
+    "--memory": ["80e9", "16 GB"],
+    "--link-bandwidth": ["450 GB/s", "45e9"],
+    "--bytes": ["1 GB", "1e6"],
+    "--params": ["7e9", "70e9", "124e6"],
+    "--active-params": ["1e9", "13e9"],
+    "--kv-bytes-per-token": ["128 KiB", "100 kB"],
+    "--tokens": ["15e12", "1e9"],
+    "--mfu": ["0.4", "1"],
+    "--mbu": ["0.85", "1"],
+    "--context": ["0", "128", "8192"],
+    "--ops-per-element": ["0", "1", "2.5"],
+    "--bytes-per-param": ["mixed-adam", "10"],
+    "--batches": ["1,8,64", "512,1024", "1"],
+}
+WHOLE = ["1", "2", "8", "32", "128", "4096"]
+NONSENSE = [
+    *("0", "-5", "-5e12", "1.5", "nan", "inf", "1e400", "1e-320", "1e300", "", "x", "9" * 400),
+    *("12 GB", "3.35 TB/s", ",", "nope"),
+]
+
+
+@st.composite
+def command(draw: st.DrawFn) -> list[str]:
+    name = draw(st.sampled_from(sorted(SUBCOMMANDS)))
+    args = ["calc", name]
+    for option in SUBCOMMANDS[name].all_options():
+        if not option.required and draw(st.integers(0, 2)) > 0:  # a third of the options, at random
+            continue
+        if option.switch:
+            args.append(option.flag)
+            continue
+        sensible = list(option.choices or SENSIBLE.get(option.flag, WHOLE))
+        nonsense = draw(st.integers(0, 9)) == 9
+        args += [option.flag, draw(st.sampled_from(NONSENSE if nonsense else sensible))]
+    return args
+
+
+def _refuse(constant: str) -> None:
+    raise AssertionError(f"not strict JSON: {constant}")
+
+
+@settings(max_examples=int(os.environ.get("CALC_EXAMPLES", "150")), deadline=None)
+@given(command(), st.booleans())
+def test_calc_prints_strict_json_within_the_contract_or_one_line(args: list[str], as_json: bool) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([*args, "--json"] if as_json else [*args, "--explain"])
+        except SystemExit as exc:  # argparse: a missing required option, an unknown choice
+            code = exc.code
+    if code == 0 and not as_json:
+        assert out.getvalue().strip() and err.getvalue() == ""
+    elif code == 0:
+        data = json.loads(out.getvalue(), parse_constant=_refuse)
+        contract = CONTRACT[args[1]]
+        assert set(data["results"]) <= contract
+        assert set(data["omitted"]) <= contract | SWEEP_COLUMNS
+        if args[1] != "sweep":  # every result is either given or said to be left out
+            assert set(data["results"]) | set(data["omitted"]) == contract
+        assert data["results"], "exit code 0 with no result"
+    else:
+        assert code == 2, err.getvalue()
+        assert out.getvalue() == ""
+        assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
