@@ -30,6 +30,7 @@ class Hardware:
     mfu: float = 1.0
     host_link_bandwidth: float | None = None
     fp32_peak_flops: float | None = None
+    link_peer_bandwidth: float | None = None
 
     def inputs(self) -> dict[str, float]:
         values = {
@@ -40,7 +41,7 @@ class Hardware:
         }
         if self.memory_capacity is not None:
             values["memory_capacity"] = self.memory_capacity
-        for name in ("link_bandwidth", "host_link_bandwidth", "fp32_peak_flops"):
+        for name in ("link_bandwidth", "host_link_bandwidth", "fp32_peak_flops", "link_peer_bandwidth"):
             if getattr(self, name) is not None:
                 values[name] = getattr(self, name)
         return values
@@ -81,6 +82,7 @@ def hardware(
             raise UsageError(f"{name} must be positive")
     host_link = chip.host_link_bandwidth if chip is not None else None
     fp32 = chip.peak_flops.get("fp32") if chip is not None else None
+    peer = chip.link_peer_bandwidth if chip is not None else None
     return Hardware(
         flops,
         bandwidth,
@@ -90,6 +92,7 @@ def hardware(
         mfu,
         host_link.value if host_link is not None else None,
         fp32.value if fp32 is not None else None,
+        peer.value if peer is not None else None,
     )
 
 
