@@ -21,7 +21,7 @@ BANK = load_bank()
 
 
 def test_whole_bank_passes_check(run_cli) -> None:
-    code, out, _ = run_cli("check", "--seeds", "10")
+    code, out, _ = run_cli("check", "--seeds", "500")
     assert code == 0, out
     assert out.strip().endswith(f"{len(BANK.templates)} passed, 0 failed")
 
