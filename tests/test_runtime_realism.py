@@ -74,7 +74,7 @@ def test_clean_matmul_measurement_by_hand() -> None:
 
 def test_graph_replay_never_beats_the_kernel_floor() -> None:
     """500 kernels replayed as a graph still run one after another, each at least 2 µs."""
-    for template_id in ("overhead/tiny-kernels", "overhead/batch-doubling"):
+    for template_id in ("overhead/kernel-chain", "overhead/batch-doubling"):
         for problem in _problems(template_id, 100):
             kernels = _value(problem, "kernels")
             assert _value(problem, "graph_runtime") >= kernels * 2e-6 + _value(problem, "launch_overhead")
