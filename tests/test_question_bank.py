@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import threading
 from collections import Counter
@@ -20,10 +21,18 @@ from perfdrill.engine.problems.templates import DIFFICULTIES, FAMILIES
 BANK = load_bank()
 
 
+@pytest.mark.slow
 def test_whole_bank_passes_check(run_cli) -> None:
-    code, out, _ = run_cli("check", "--seeds", "10")
+    """The CI check: 500 seeds per template, and no choice part with a single answer over them all
+    (over 90% of one answer fails check itself unless the part declares mostly_one_answer)."""
+    code, out, _ = run_cli("check", "--seeds", "500")
     assert code == 0, out
     assert out.strip().endswith(f"{len(BANK.templates)} passed, 0 failed")
+    shares = [line for line in out.splitlines() if line.startswith("  ") and " parts." in line]
+    choice_parts = [(t.id, p.name) for t in BANK.templates.values() for p in t.parts if p.kind != "numeric"]
+    assert len(shares) == len(choice_parts)
+    for line in shares:
+        assert len(re.findall(r" \d+%", line)) >= 2, line
 
 
 def test_bank_covers_every_family_with_mixed_difficulty() -> None:
@@ -165,3 +174,47 @@ def test_output_to_a_device_or_pipe_keeps_it_one(tmp_path: Path, run_cli) -> Non
     assert code == 0, err
     assert stat.S_ISFIFO(os.stat(pipe).st_mode)
     assert received and received[0].startswith(b"# perfdrill problem set")
+
+
+def test_check_fails_a_choice_part_that_never_changes_unless_it_says_why(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    from tests.helpers import write_template
+
+    # One chip, 1,024-cubed bf16 matmuls: always compute-bound on an H100 (intensity ≈ 341 > 295).
+    constant = """
+id: matmul/always
+title: Always
+family: matmul
+difficulty: easy
+workload: matmul
+parameters:
+  chip: {chip: {ids: [h100-sxm]}}
+  k: {range: [1024, 2048], step: 1}
+scenario: {chip: chip, dtype: bf16}
+inputs: {m: 4096, k: k, n: 4096, activation_bytes: 2, weight_bytes_per_param: 2}
+parts:
+  - {name: bound, kind: choice, prompt: Bound?, answer: bound}
+"""
+    write_template(tmp_path, "matmul/always", constant)
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "60")
+    assert code == 1
+    assert "matmul/always parts.bound: compute 100%" in out  # the reported distribution
+    assert "parts.bound: the answer is 'compute' in 100% of 60 variants" in out
+    declared = constant.replace(
+        "answer: bound}", "answer: bound, mostly_one_answer: big matmuls are compute-bound}"
+    )
+    write_template(tmp_path, "matmul/always", declared)
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "60")
+    assert code == 0, out
+
+
+def test_per_operation_knee_is_the_bf16_ridge() -> None:
+    """Per operation, the weight matmuls turn compute-bound where 2·params·batch / peak equals
+    2·params / bandwidth (bf16 weights): batch = peak / bandwidth, the ridge point, rounded up."""
+    import math
+
+    template = BANK.get("performance_model/optimal-batch")
+    for seed in range(100):
+        problem = generate(template, seed, load_specs())
+        chip = problem.chips[0]
+        ridge = chip.flops("bf16") / chip.memory_bandwidth.value
+        assert problem.part("per_op").value == math.ceil(ridge), seed

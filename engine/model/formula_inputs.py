@@ -32,6 +32,7 @@ class Hardware:
     mbu: float = 1.0
     host_link_bandwidth: float | None = None
     fp32_peak_flops: float | None = None
+    link_peer_bandwidth: float | None = None
 
     def inputs(self) -> dict[str, float]:
         """The known values as formula inputs (an unknown one is simply absent)."""
@@ -43,6 +44,7 @@ class Hardware:
             "link_bandwidth",
             "host_link_bandwidth",
             "fp32_peak_flops",
+            "link_peer_bandwidth",
         ):
             if getattr(self, name) is not None:
                 values[name] = getattr(self, name)
@@ -84,6 +86,7 @@ def hardware(
             raise UsageError(f"{name} must be positive")
     host_link = chip.host_link_bandwidth if chip is not None else None
     fp32 = chip.peak_flops.get("fp32") if chip is not None else None
+    peer = chip.link_peer_bandwidth if chip is not None else None
     return Hardware(
         peak_flops=flops,
         memory_bandwidth=bandwidth,
@@ -94,6 +97,7 @@ def hardware(
         mbu=mbu,
         host_link_bandwidth=host_link.value if host_link is not None else None,
         fp32_peak_flops=fp32.value if fp32 is not None else None,
+        link_peer_bandwidth=peer.value if peer is not None else None,
     )
 
 

@@ -68,6 +68,14 @@ INPUTS: dict[str, tuple[str, str]] = {
     "fp32_peak_flops": ("FLOP/s", "peak FLOP/s of one chip on the fp32 (non-tensor-core) path"),
     "sequence": ("token", "tokens per sequence"),
     "node_chips": ("1", "chips in one node, joined by the fast link"),
+    "link_peer_bandwidth": ("byte/s", "one-way link bandwidth from a chip to any one peer"),
+    "context_window": ("token", "the longest context the model takes"),
+    "kernel_floor": ("s", "the shortest time any kernel takes on the GPU"),
+    "flaw": (
+        "1",
+        "what the timed code does wrong: 1 nothing, 2 fp32, 3 host copies, 4 a Python loop, "
+        "5 an eager chain, 6 no KV cache",
+    ),
 }
 SYM = {name: _s(name) for name in INPUTS}
 

@@ -16,9 +16,14 @@ ATTENTION_MEMORY = [
     ),
     define(
         "qkvo_bytes",
-        4 * SYM["batch"] * SYM["heads"] * SYM["sequence"] * SYM["head_dim"] * SYM["activation_bytes"],
+        2
+        * (SYM["heads"] + SYM["kv_heads"])
+        * SYM["batch"]
+        * SYM["sequence"]
+        * SYM["head_dim"]
+        * SYM["activation_bytes"],
         "byte",
-        "Q, K, V and the output of one layer: all FlashAttention keeps in memory",
+        "Q and the output at the query heads, K and V at the KV heads: all FlashAttention keeps",
     ),
     define(
         "score_matrix_ratio",

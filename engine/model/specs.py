@@ -28,6 +28,7 @@ DTYPE_BYTES: dict[str, float] = {
     "int4": 0.5,
 }
 COMPUTE_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")
+LINK_TOPOLOGIES = ("switch", "mesh", "pair", "torus")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,10 @@ class Chip:
     host_link_bandwidth: Sourced | None  # bytes/s, one-way
     note: str = ""
     file: str = ""
+    sparse_peak_flops: Mapping[str, float] = field(default_factory=dict)  # dtype -> 2:4 headline
+    link_peer_bandwidth: Sourced | None = None  # bytes/s, one-way, to any single peer
+    link_topology: str = ""  # one of LINK_TOPOLOGIES, or "" when the spec does not say
+    link_domain: int | None = None  # chips the link joins
 
     def flops(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; a dtype the chip lacks is a SpecError."""
@@ -88,6 +93,7 @@ class Model:
     dense_layers: int | None = None
     dense_ffn: int | None = None
     position_embeddings: int = 0
+    context_window: Sourced | None = None  # tokens; required in a spec file, see _model
     attention_params_per_layer: Sourced | None = None
     kv_elements_per_token_per_layer: Sourced | None = None
     published_params: Sourced | None = None
@@ -115,6 +121,8 @@ class Model:
             dense_ffn=float(self.dense_ffn if self.dense_ffn is not None else self.ffn),
             position_embeddings=float(self.position_embeddings),
         )
+        if self.context_window is not None:
+            values["context_window"] = self.context_window.value
         if self.attention_params_per_layer is not None:
             values["attention_params_per_layer"] = self.attention_params_per_layer.value
         if self.kv_elements_per_token_per_layer is not None:
@@ -264,6 +272,7 @@ def _chip(chip_id: str, entry: LineMap, where: _Where) -> Chip:
     if not isinstance(flops_map, LineMap) or not flops_map:
         raise where.error("peak_flops", "missing field (a mapping dtype -> {value, unit, source})")
     peak: dict[str, Sourced] = {}
+    sparse_peak: dict[str, float] = {}
     for dtype in flops_map:
         if dtype not in COMPUTE_DTYPES:
             raise where.error(
@@ -276,6 +285,9 @@ def _chip(chip_id: str, entry: LineMap, where: _Where) -> Chip:
         )
         assert sourced is not None
         peak[dtype] = sourced
+        sparse = flops_map[dtype].get("sparse") if isinstance(flops_map[dtype], LineMap) else None
+        if sparse is not None:
+            sparse_peak[dtype] = _sparse(sparse, flops_map[dtype], dtype, where)
     memory = _sourced(entry, "memory", "byte", where)
     bandwidth = _sourced(entry, "memory_bandwidth", "byte/s", where)
     assert memory is not None and bandwidth is not None
@@ -294,7 +306,36 @@ def _chip(chip_id: str, entry: LineMap, where: _Where) -> Chip:
         ),
         note=_text(entry, "note", where, required=False),
         file=where.file,
+        sparse_peak_flops=sparse_peak,
+        link_peer_bandwidth=_sourced(
+            entry, "link_peer_bandwidth", "byte/s", where, required=False, allow_null=True
+        ),
+        link_topology=_topology(entry, where),
+        link_domain=_int(entry, "link_domain", where, None) if "link_domain" in entry else None,
     )
+
+
+def _sparse(raw: Any, entry: LineMap, dtype: str, where: _Where) -> float:
+    """The 2:4-sparse headline beside a dense peak, in the same unit; it must be above the dense one."""
+    field_name = f"peak_flops.{dtype}.sparse"
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or raw <= entry["value"]:
+        raise where.error(
+            field_name, f"must be a number above the dense value, not {raw!r}", entry.line_of("sparse")
+        )
+    try:
+        return parse_quantity(f"{raw!r} {entry.get('unit', '')}".strip(), "FLOP/s", what=field_name)
+    except UnitError as exc:
+        raise where.error(field_name, exc.message, entry.line_of("unit")) from exc
+
+
+def _topology(entry: LineMap, where: _Where) -> str:
+    topology = _text(entry, "link_topology", where, required=False)
+    if topology and topology not in LINK_TOPOLOGIES:
+        raise where.error(
+            "link_topology", f"{topology!r} is not allowed; allowed: {', '.join(LINK_TOPOLOGIES)}",
+            entry.line_of("link_topology"),
+        )  # fmt: skip
+    return topology
 
 
 def _positive(value: Sourced, key: str, entry: LineMap, where: _Where) -> None:
@@ -336,6 +377,7 @@ def _model(model_id: str, entry: LineMap, where: _Where) -> Model:
         "tied_embeddings",
         "dense_layers",
         "dense_ffn",
+        "context_window",
         "attention_params_per_layer",
         "kv_elements_per_token_per_layer",
         "published_params",
@@ -356,6 +398,7 @@ def _model(model_id: str, entry: LineMap, where: _Where) -> Model:
         tied_embeddings=_bool(entry, "tied_embeddings", where),
         dense_layers=_int(entry, "dense_layers", where, None) if "dense_layers" in entry else None,
         dense_ffn=_int(entry, "dense_ffn", where, None) if "dense_ffn" in entry else None,
+        context_window=_sourced(entry, "context_window", "token", where),
         attention_params_per_layer=_sourced(
             entry, "attention_params_per_layer", "parameter", where, required=False
         ),

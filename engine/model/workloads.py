@@ -8,11 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sympy import Max, Piecewise, ceiling, floor
+import sympy
+from sympy import Max, Min, Piecewise, ceiling, floor
 
 from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
-from perfdrill.engine.model.inefficiencies import FP32_MATMUL, HOST_COPY, OVERHEAD, PYTHON_LOOP, VERDICT
+from perfdrill.engine.model.inefficiencies import (
+    FP32_MATMUL,
+    HOST_COPY,
+    KERNEL,
+    KERNEL_NEXT_STEP,
+    OVERHEAD,
+    PYTHON_LOOP,
+    TIMED_MATMUL,
+    TIMED_POINTWISE,
+    VERDICT,
+    decode_diagnosis,
+)
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
 
 MATMUL = [
@@ -143,6 +155,14 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
             "tokens_per_second", SYM["batch"] / q("runtime"), "token/s", "one token per sequence per step"
         ),
         define(
+            "larger_read",
+            Piecewise((1, q("kv_cache_bytes") > q("weight_bytes")), (0, True)),
+            "1",
+            "which a decode step reads more of: the weights or the KV caches",
+            labels=("the weights", "the KV cache"),
+            shown="the KV cache if kv_cache_bytes > weight_bytes else the weights",
+        ),
+        define(
             "critical_batch",
             q("ridge_point") * SYM["weight_bytes_per_param"] / 2 * SYM["experts"] / SYM["experts_per_token"],
             "1",
@@ -197,6 +217,27 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
             "the smallest compute-bound batch that fits, else the largest batch that fits",
             shown="knee_batch if sequence_time_margin > 0 and knee_batch ≤ max_batch else max_batch",
             exact=True,
+        ),
+        define(
+            "weights_knee_batch",
+            ceiling(q("weight_bytes") / q("system_bandwidth") / (2 * q("active_params") / q("system_flops"))),
+            "1",
+            "smallest batch whose weight matmuls are compute-bound: where throughput stops growing "
+            "when each operation runs at its own roofline, one after another",
+        ),
+        define(
+            "context_capacity",
+            floor((q("system_memory") - q("weight_bytes")) / (SYM["batch"] * q("kv_bytes_per_token"))),
+            "token",
+            "longest context every sequence of the batch can cache beside the weights",
+        ),
+        define(
+            "context_limit",
+            Piecewise((1, q("context_capacity") >= SYM["context_window"]), (0, True)),
+            "1",
+            "which runs out first: memory for the cache or the model's context window",
+            labels=("memory", "the model's context window"),
+            shown="context window if context_capacity ≥ context_window else memory",
         ),
         define(
             "optimal_is_knee",
@@ -268,15 +309,32 @@ TRAIN = [
     ),
 ]
 
-COLLECTIVE = [
+
+def collective(bandwidth: sympy.Symbol) -> list[Formula]:
+    """A ring all-reduce where each chip sends at `bandwidth` (one-way)."""
+    return [
+        define(
+            "ring_pass_time",
+            SYM["collective_bytes"] * (SYM["participants"] - 1) / (SYM["participants"] * bandwidth),
+            "s",
+            "each chip sends (N-1)/N of the buffer once around the ring",
+        ),
+        define("all_reduce_time", 2 * q("ring_pass_time"), "s", "a reduce-scatter followed by an all-gather"),
+    ]
+
+
+# A collective among N chips uses the links that reach the other N−1: through a switch that is the
+# chip's full bandwidth; in a mesh (MI300X) only N−1 of its per-peer links; over a bridge, the one.
+LINK_GROUP = [
     define(
-        "ring_pass_time",
-        SYM["collective_bytes"] * (SYM["participants"] - 1) / (SYM["participants"] * SYM["link_bandwidth"]),
-        "s",
-        "each chip sends (N-1)/N of the buffer once around the ring",
+        "group_link_bandwidth",
+        Min(SYM["link_bandwidth"], (SYM["participants"] - 1) * SYM["link_peer_bandwidth"]),
+        "byte/s",
+        "one-way bandwidth a chip can drive to the other participants: all its links, or only "
+        "those that reach the N−1 peers",
     ),
-    define("all_reduce_time", 2 * q("ring_pass_time"), "s", "a reduce-scatter followed by an all-gather"),
 ]
+GROUP_COLLECTIVE = [*LINK_GROUP, *collective(q("group_link_bandwidth"))]
 
 GRADIENT_SYNC = [
     define(
@@ -305,25 +363,39 @@ TENSOR_PARALLEL_SYNC = [
 WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "model": lambda: MODEL,
     "roofline": lambda: SYSTEM,
-    "matmul": lambda: [*SYSTEM, *MATMUL, *roofline(), *FP32_MATMUL, *VERDICT],
+    "matmul": lambda: [
+        *SYSTEM,
+        *MATMUL,
+        *roofline(),
+        *FP32_MATMUL,
+        *HOST_COPY,
+        *KERNEL,
+        *TIMED_MATMUL,
+        *VERDICT,
+        *KERNEL_NEXT_STEP,
+    ],
     "elementwise": lambda: [
         *SYSTEM,
         *ELEMENTWISE,
         *roofline(),
         *OVERHEAD,
         *HOST_COPY,
+        *KERNEL,
         *PYTHON_LOOP,
+        *TIMED_POINTWISE,
         *VERDICT,
+        *KERNEL_NEXT_STEP,
     ],
-    "decode": lambda: [*MODEL, *SYSTEM, *decode(), *VERDICT],
+    "decode": lambda: [*MODEL, *SYSTEM, *decode(), *VERDICT, *decode_diagnosis()],
     "serving": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_")],
     "decode_attention": lambda: [*MODEL, *SYSTEM, *decode(attention=True)],
     "decode_per_op": lambda: [*MODEL, *SYSTEM, *decode(per_op=True)],
     "prefill": lambda: [*MODEL, *SYSTEM, *prefill()],
     "prefill_attention": lambda: [*MODEL, *SYSTEM, *prefill(attention=True)],
     "train": lambda: [*MODEL, *SYSTEM, *TRAIN, *ACTIVATIONS, *PARALLELISM],
-    "collective": lambda: COLLECTIVE,
-    "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *COLLECTIVE],
-    "tensor_parallel_sync": lambda: [*TENSOR_PARALLEL_SYNC, *COLLECTIVE],
+    "collective": lambda: collective(SYM["link_bandwidth"]),
+    "group_collective": lambda: GROUP_COLLECTIVE,
+    "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE],
+    "tensor_parallel_sync": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE],
     "attention": lambda: [*SYSTEM, *ATTENTION_MEMORY],
 }

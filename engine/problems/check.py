@@ -1,13 +1,16 @@
 """`perfdrill check`: validate templates and self-test them over many seeds.
 
 For every seed: the expected answer must grade correct, the answer ×1.5 and ×0.5 incorrect, garbage
-invalid, and every mistake value must differ from the answer and from every other mistake. Each
-finding names the file, the field and the line.
+invalid, and every mistake value must differ from the answer and from every other mistake. Over 50 or
+more seeds, a choice part must not give one answer in more than 90% of variants (an answer that can
+be memorised is not earned) unless the part says why in `mostly_one_answer`. Each finding names the
+file, the field and the line.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -22,6 +25,8 @@ from perfdrill.engine.problems.variants import candidates
 
 MIN_VARIANTS = 1000
 GARBAGE = "banana"
+MAX_ONE_ANSWER_SHARE = 0.9  # a choice part above this share of one answer needs `mostly_one_answer`
+MIN_SHARE_SAMPLE = 50  # fewer seeds than this say too little about a part's answer shares
 
 
 @dataclass(frozen=True)
@@ -65,8 +70,13 @@ def _sig_fig_values(low: float, high: float, sig_figs: int) -> int:
     return max(count, 1)
 
 
-def self_test(template: Template, specs: SpecBook, seeds: int = 50) -> list[Finding]:
+def self_test(
+    template: Template, specs: SpecBook, seeds: int = 50, answers: dict[str, Counter[str]] | None = None
+) -> list[Finding]:
+    """Findings for `template` over `seeds` variants; `answers` (if given) collects how often each
+    choice part gives each answer."""
     findings: list[Finding] = []
+    answers = {} if answers is None else answers
     try:
         count = variant_count(template, specs)
         if count < MIN_VARIANTS:
@@ -76,17 +86,44 @@ def self_test(template: Template, specs: SpecBook, seeds: int = 50) -> list[Find
             )  # fmt: skip
         for seed in range(seeds):
             problem = generate(template, seed, specs)
-            for part, message in _part_problems(problem):
+            for asked in problem.parts:
+                if asked.kind != "numeric":
+                    answers.setdefault(asked.name, Counter())[", ".join(asked.correct) or "none"] += 1
+            for name, message in _part_problems(problem):
                 findings.append(
                     Finding(
-                        template.file, _part_line(template, part), f"parts.{part}", f"seed {seed}: {message}"
+                        template.file, _part_line(template, name), f"parts.{name}", f"seed {seed}: {message}"
                     )
                 )
             if len(findings) >= 5:  # one broken part fails every seed; five findings say enough
                 break
     except PerfdrillError as exc:
         findings.append(_finding(exc, template.file))
+    return findings + _one_answer_findings(template, answers)
+
+
+def _one_answer_findings(template: Template, answers: dict[str, Counter[str]]) -> list[Finding]:
+    findings = []
+    for part in template.parts:
+        counts = answers.get(part.name)
+        if not counts or part.mostly_one_answer:
+            continue
+        answer, count = counts.most_common(1)[0]
+        total = sum(counts.values())
+        if total >= MIN_SHARE_SAMPLE and count / total > MAX_ONE_ANSWER_SHARE:
+            findings.append(
+                Finding(template.file, part.line, f"parts.{part.name}",
+                        f"the answer is {answer!r} in {count / total:.0%} of {total} variants; draw "
+                        "variants where it changes, or say why in mostly_one_answer")
+            )  # fmt: skip
     return findings
+
+
+def distribution_line(template: Template, part: str, counts: Counter[str]) -> str:
+    """One choice part's answers over the seeds, most common first: `id parts.x: a 60%, b 40%`."""
+    total = sum(counts.values())
+    shares = ", ".join(f"{answer} {count / total:.0%}" for answer, count in counts.most_common())
+    return f"{template.id} parts.{part}: {shares}"
 
 
 def _part_line(template: Template, name: str) -> int | None:
@@ -134,8 +171,13 @@ def _choice_problems(part: ProblemPart) -> list[str]:
     return problems
 
 
-def check_paths(paths: list[Path], specs: SpecBook, seeds: int) -> tuple[int, list[Finding]]:
-    """Load and self-test every template under `paths`; returns (templates seen, findings)."""
+def check_paths(
+    paths: list[Path], specs: SpecBook, seeds: int, distributions: list[str] | None = None
+) -> tuple[int, list[Finding]]:
+    """Load and self-test every template under `paths`; returns (templates seen, findings).
+
+    `distributions`, if given, receives one line per choice part with its answers over the seeds.
+    """
     seen = 0
     findings: list[Finding] = []
     for root in paths:
@@ -146,5 +188,8 @@ def check_paths(paths: list[Path], specs: SpecBook, seeds: int) -> tuple[int, li
             except PerfdrillError as exc:
                 findings.append(_finding(exc, str(folder)))
                 continue
-            findings += self_test(template, specs, seeds)
+            answers: dict[str, Counter[str]] = {}
+            findings += self_test(template, specs, seeds, answers)
+            if distributions is not None:
+                distributions += [distribution_line(template, part, c) for part, c in answers.items()]
     return seen, findings

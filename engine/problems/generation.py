@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -17,11 +17,19 @@ from perfdrill.engine.model.units import format_quantity
 from perfdrill.engine.problems.answer_units import answer_factor
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
 from perfdrill.engine.problems.insight import insights
-from perfdrill.engine.problems.mistakes import ANSWER, CATALOGUE
+from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.prompts import context, render
 from perfdrill.engine.problems.roofline_view import RooflineView, roofline_view
 from perfdrill.engine.problems.templates import PROMPT_FILE, Part, Template
-from perfdrill.engine.problems.variants import MAX_DRAWS, Variant, draw, rng_for, round_sig, scenario_inputs
+from perfdrill.engine.problems.variants import (
+    MAX_DRAWS,
+    Variant,
+    draw,
+    mistake_value,
+    rng_for,
+    round_sig,
+    scenario_inputs,
+)
 
 
 @dataclass(frozen=True)
@@ -187,7 +195,8 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
             assert part.answer is not None
             factor = answer_factor(template, part)
             value = float(variant.evaluate(part.answer)) * factor
-            mistakes = tuple((m, _mistake_value(variant, part, m) * factor) for m in part.mistakes)
+            slipped = ((m, mistake_value(variant, part.answer, CATALOGUE[m])) for m in part.mistakes)
+            mistakes = tuple((m, slip * factor) for m, slip in slipped if slip is not None)
             exact = exact_count(template, part, variant, factor)
             tolerance = EXACT if exact else part.tolerance
             return ProblemPart(
@@ -199,22 +208,6 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
         raise
     except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
         raise _located(template, field, part.line, exc) from None
-
-
-def _mistake_value(variant: Variant, part: Part, mistake_id: str) -> float:
-    assert part.answer is not None
-    mistake = CATALOGUE[mistake_id]
-    value = float(
-        Variant(variant.template, variant.params, variant.inputs, mistake, variant).evaluate(part.answer)
-    )
-    for target, expression in mistake.expressions():
-        if target == ANSWER:
-            value = float(expression.evaluate(_constant(value)))
-    return value
-
-
-def _constant(value: float) -> Callable[[str, str | None], float]:
-    return lambda _name, _scope: value
 
 
 def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[str, ...], tuple[str, ...]]:

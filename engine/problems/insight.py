@@ -28,12 +28,19 @@ def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], A
             return False
 
     sentences = []
-    if has("regime", "launch_time", "unfused_memory_time") and round(float(values["regime"])) == 2:
-        sentences.append(
-            f"Overhead-bound: dispatching the kernels takes {show('launch_time')}, longer than their "
-            f"{show('unfused_memory_time')} of memory traffic, so the GPU idles; fuse the ops "
-            "(torch.compile) or replay them as one CUDA graph."
-        )
+    if has("regime", "launch_time", "eager_gpu_time"):
+        if round(float(values["regime"])) == 2:
+            sentences.append(
+                f"Overhead-bound: dispatching the kernels takes {show('launch_time')} and the GPU "
+                f"needs only {show('eager_gpu_time')} for them, so it idles; fuse the ops "
+                "(torch.compile) or replay them as one CUDA graph."
+            )
+        else:
+            sentences.append(
+                f"Not overhead-bound: the unfused chain keeps the GPU busy for {show('eager_gpu_time')}, "
+                f"longer than the {show('launch_time')} of launching, and every kernel rereads and "
+                "rewrites the tensor; fusing them cuts that traffic to one read and one write."
+            )
     elif has("bound", "arithmetic_intensity", "ridge_point"):
         if round(float(values["bound"])) == 1:
             sentences.append(

@@ -83,6 +83,10 @@ def question_schema() -> dict[str, Any]:
             "mistakes": {"type": "array", "items": {"enum": list(CATALOGUE)}},
             "choices": {"type": "array", "items": {"type": "string"}},
             "correct": {"type": ["string", "array"]},
+            "mostly_one_answer": {
+                "type": "string",
+                "description": "why this choice part may give one answer in over 90% of variants",
+            },
             "sweep": {
                 "type": "object",
                 "required": ["input", "values"],

@@ -2,6 +2,10 @@
 quantity replaced by what a person who made the slip would have used, everything downstream
 recomputed by the same formulas. A wrong answer that lands on exactly one of these values gets
 that mistake's name and explanation.
+
+A mistake applies to a variant only where the slip is possible and matters: every name its
+replacements read must exist (a chip with no sparse figure cannot be misread as sparse), and the
+slipped answer must differ from the right one (see variants.mistake_value).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ CATALOGUE: dict[str, Mistake] = {
             "sparse-peak",
             "Used the sparse datasheet peak",
             "Datasheets headline 2:4 structured-sparsity FLOP/s; dense math runs at half of that.",
-            peak_flops="2 * peak_flops",
+            peak_flops="sparse_peak_flops",  # only chips that publish one, and never the fp32 path
         ),
         _m(
             "bits-as-bytes",
@@ -69,6 +73,12 @@ CATALOGUE: dict[str, Mistake] = {
             answer="answer * 1e9 / 2**30",
         ),
         _m(
+            "spec-gib-as-gb",
+            "Read the chip's GiB as GB",
+            "This chip's memory is quoted in GiB (2^30 bytes), about 7% more than the same number of GB.",
+            memory_capacity="memory_capacity_read_as_gb",  # only chips quoted in GiB
+        ),
+        _m(
             "kv-one-tensor",
             "Counted K or V, not both",
             "The cache keeps both a key and a value vector per KV head per layer.",
@@ -78,21 +88,43 @@ CATALOGUE: dict[str, Mistake] = {
             "query-heads-for-kv",
             "Used query heads for the KV cache",
             "With grouped-query or multi-query attention the cache holds kv_heads, not the query heads.",
-            kv_heads="heads",
+            kv_bytes_per_token="kv_bytes_per_token * heads / kv_heads",  # the weights stay as they are
         ),
         _m(
             "fp32-bytes",
             "Used fp32's 4 bytes for a 16-bit dtype",
             "bf16 and fp16 take 2 bytes per element, not 4.",
-            activation_bytes="4",
-            weight_bytes_per_param="4",
-            kv_bytes_per_element="4",
+            activation_bytes="4 if activation_bytes == 2 else activation_bytes",
+            weight_bytes_per_param="4 if weight_bytes_per_param == 2 else weight_bytes_per_param",
+            kv_bytes_per_element="4 if kv_bytes_per_element == 2 else kv_bytes_per_element",
         ),
         _m(
             "weights-per-sequence",
             "Read the weights once per sequence",
             "A decode step reads the weights once and the whole batch shares them.",
             weight_bytes="weight_bytes * batch",
+        ),
+        _m(
+            "forgot-kv-cache",
+            "Left out the KV cache",
+            "Every decode step also reads each sequence's KV cache, and the cache takes memory.",
+            kv_cache_bytes="0",
+        ),
+        _m(
+            "forgot-layers",
+            "Forgot to multiply by the layers",
+            "The per-layer figure repeats in every layer of the model.",
+            kv_bytes_per_token="kv_bytes_per_token / layers",
+            tp_forward_comm_time="tp_forward_comm_time / layers",
+            activation_memory="activation_memory / layers",
+        ),
+        _m(
+            "bidirectional-link",
+            "Used the bidirectional link figure",
+            "Datasheets headline both directions added (NVLink 4: 900 GB/s); one send sees one "
+            "direction (450 GB/s).",
+            link_bandwidth="2 * link_bandwidth",
+            link_peer_bandwidth="2 * link_peer_bandwidth",
         ),
         _m(
             "all-reduce-one-pass",
@@ -104,7 +136,7 @@ CATALOGUE: dict[str, Mistake] = {
             "all-reduce-whole-buffer",
             "Missing the (N−1)/N in a ring pass",
             "In a ring each chip sends (N−1)/N of the buffer per pass, not all of it.",
-            ring_pass_time="collective_bytes / link_bandwidth",
+            ring_pass_time="ring_pass_time * participants / (participants - 1)",
         ),
         _m(
             "training-2n",

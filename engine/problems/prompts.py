@@ -74,7 +74,32 @@ def chip_view(chip: Chip) -> dict[str, Any]:
         "peak": {dtype: value.shown for dtype, value in chip.peak_flops.items()},
         "link_bandwidth": chip.link_bandwidth.shown if chip.link_bandwidth else "none",
         "host_link_bandwidth": chip.host_link_bandwidth.shown if chip.host_link_bandwidth else "none",
+        "link_peer_bandwidth": chip.link_peer_bandwidth.shown if chip.link_peer_bandwidth else "none",
+        "link_topology": chip.link_topology or "unknown",
+        "link_domain": chip.link_domain or 0,
+        "link_summary": _link_summary(chip),
     }
+
+
+def _link_summary(chip: Chip) -> str:
+    """One sentence on how the chips of a node reach each other, with the spec's one-way figures."""
+    if chip.link_bandwidth is None:
+        return "The chips have no chip-to-chip link; they talk over PCIe."
+    total = chip.link_bandwidth.shown
+    peer = chip.link_peer_bandwidth.shown if chip.link_peer_bandwidth else total
+    if chip.link_topology == "mesh" and chip.link_domain:
+        return (
+            f"Each GPU has its own link of {peer} one way to each of the other {chip.link_domain - 1} "
+            f"GPUs of its node ({total} one way in all); a collective can drive only the links to "
+            "the GPUs taking part."
+        )
+    if chip.link_topology == "pair":
+        return f"A bridge joins the two cards at {peer} one way."
+    if chip.link_topology == "switch":
+        return f"A switch gives each GPU {total} one way to any other GPU of the node."
+    if chip.link_topology == "torus":
+        return f"Each chip reaches each torus neighbour at {peer} one way."
+    return f"The chip-to-chip link gives {total} one way."
 
 
 def model_view(model: Model) -> dict[str, Any]:
@@ -83,6 +108,9 @@ def model_view(model: Model) -> dict[str, Any]:
         "name": model.name,
         "mlp": "gated (3 matrices)" if model.gated_mlp else "plain (2 matrices)",
         "attention": "MHA" if model.kv_heads == model.heads else ("MQA" if model.kv_heads == 1 else "GQA"),
+        "tied_embeddings": model.tied_embeddings,
+        "position_embeddings": model.position_embeddings,
+        "context_window": _num(model.context_window.value) if model.context_window else "unknown",
     }
     for name in (
         "layers",

@@ -85,6 +85,7 @@ class Part:
     sweep: str | None = None  # multi-select over values of one input
     sweep_values: tuple[float, ...] = ()
     sweep_unit: str = "1"
+    mostly_one_answer: str = ""  # why a choice part may give one answer in over 90% of variants
 
 
 @dataclass(frozen=True, eq=False)
@@ -279,6 +280,7 @@ def _parts(top: Fields) -> tuple[Part, ...]:
                 "choices",
                 "correct",
                 "sweep",
+                "mostly_one_answer",
             )
         )
         name = spec.get("name", str)
@@ -294,10 +296,10 @@ def _parts(top: Fields) -> tuple[Part, ...]:
             parts.append(
                 Part(**common, answer=answer, unit=unit, tolerance=_tolerance(spec), mistakes=_mistakes(spec))
             )
-        elif kind == "choice":
-            parts.append(_choice_part(spec, common))
         else:
-            parts.append(_multi_part(spec, common))
+            if "mostly_one_answer" in spec.data:
+                common["mostly_one_answer"] = spec.get("mostly_one_answer", str)
+            parts.append(_choice_part(spec, common) if kind == "choice" else _multi_part(spec, common))
     return tuple(parts)
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError, SpecError, TemplateError, UsageError
 from perfdrill.engine.model.evaluation import computed, fill
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
+from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.expressions import Expression
 from perfdrill.engine.problems.mistakes import ANSWER, Mistake
@@ -179,8 +180,49 @@ class Variant:
         if self.mistake is not None and correct is not None:
             for target, expression in self.mistake.expressions():
                 if target != ANSWER and (target in inputs or target in self._table):
-                    inputs[target] = float(expression.evaluate(lambda name, _: correct.lookup(name, scope)))
+                    try:
+                        slipped = expression.evaluate(lambda name, _: correct.lookup(name, scope))
+                    except UsageError:  # it reads a fact this variant lacks (no sparse figure…)
+                        raise MistakeNotApplicable(self.mistake.id) from None
+                    inputs[target] = float(slipped)
         return inputs
+
+
+def _constant(value: float) -> Callable[[str, str | None], float]:
+    return lambda _name, _scope: value
+
+
+class MistakeNotApplicable(Exception):
+    """The slip cannot happen in this variant."""
+
+
+def mistake_value(variant: Variant, answer: Expression, mistake: Mistake) -> float | None:
+    """`answer` as someone who made `mistake` would compute it, or None where the slip cannot happen
+    here or leaves the answer exactly as it is (a sparse peak on a memory-bound kernel)."""
+    try:
+        value = float(
+            Variant(variant.template, variant.params, variant.inputs, mistake, variant).evaluate(answer)
+        )
+    except MistakeNotApplicable:
+        return None
+    for target, expression in mistake.expressions():
+        if target == ANSWER:
+            value = float(expression.evaluate(_constant(value)))
+    right = float(variant.evaluate(answer))
+    return None if math.isclose(value, right, rel_tol=1e-12, abs_tol=0.0) else value
+
+
+def chip_facts(chip: Chip, dtype: str) -> dict[str, float]:
+    """Spec facts a question may constrain on or a mistake may misread, beyond the roofline inputs."""
+    facts: dict[str, float] = {}
+    if dtype in chip.sparse_peak_flops:
+        facts["sparse_peak_flops"] = chip.sparse_peak_flops[dtype]
+    number, _, unit = chip.memory.shown.partition(" ")
+    if unit == "GiB":
+        facts["memory_capacity_read_as_gb"] = float(number) * 1e9
+    if chip.link_domain is not None:
+        facts["link_domain"] = float(chip.link_domain)
+    return facts
 
 
 def scenario_inputs(template: Template, params: Mapping[str, Any], specs: SpecBook) -> dict[str, float]:
@@ -191,18 +233,15 @@ def scenario_inputs(template: Template, params: Mapping[str, Any], specs: SpecBo
         value = scenario.get(key, default)
         return params[value] if isinstance(value, str) and value in params else value
 
-    inputs: dict[str, float] = {}
+    inputs: dict[str, float] = dict(DEFAULT_INPUTS)
     try:
         chip = resolve("chip", None)
         if chip is not None:
+            dtype = resolve("dtype", "bf16")
             inputs.update(
-                hardware(
-                    chip,
-                    resolve("dtype", "bf16"),
-                    chips=int(resolve("chips", 1)),
-                    mfu=float(resolve("mfu", 1.0)),
-                ).inputs()
+                hardware(chip, dtype, chips=int(resolve("chips", 1)), mfu=float(resolve("mfu", 1.0))).inputs()
             )
+            inputs.update(chip_facts(chip, dtype))
         model = resolve("model", None)
         if model is not None:
             inputs.update(

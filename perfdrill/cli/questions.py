@@ -94,7 +94,12 @@ def run_check(args: argparse.Namespace) -> int:
         if not path.exists():
             raise UsageError(f"{path}: no such file or folder")
     paths = [p.parent if p.is_file() else p for p in paths if p.exists()]
-    seen, findings = check_paths(paths, load_specs(args.specs), args.seeds)
+    distributions: list[str] = []
+    seen, findings = check_paths(paths, load_specs(args.specs), args.seeds, distributions)
+    if distributions:
+        print(f"choice answers over {args.seeds} seeds:")
+        for line in distributions:
+            print(f"  {line}")
     for finding in findings:
         print(finding.one_line())
     failed = len({f.file for f in findings})
