@@ -155,6 +155,7 @@ def test_eager_regime_follows_the_unfused_traffic() -> None:
         "memory_bandwidth": 8e12,
         "chips": 1,
         "mfu": 1,
+        "mbu": 1,
         "elements": 35e6,
         "ops_per_element": 200,
         "inputs": 1,

@@ -12,10 +12,15 @@ from perfdrill.engine.problems.generation import generate
 from perfdrill.engine.problems.grading import grade_part
 
 
+# Rounded, but read to napkin precision: a context capacity runs to millions of tokens, where the
+# last token is noise beside the 2–3 significant figures of the specs it comes from.
+NAPKIN_COUNTS = {"context_capacity"}
+
+
 def test_every_rounded_formula_is_an_exact_count_with_a_rule_that_names_real_quantities() -> None:
     for workload, build in WORKLOADS.items():
         for formula in build():
-            if formula.expr.has(floor, ceiling):
+            if formula.expr.has(floor, ceiling) and formula.name not in NAPKIN_COUNTS:
                 assert formula.exact, f"{formula.name}@{workload} rounds, so it is a whole count"
             rule = info(workload, formula.name).count_rule
             if rule is not None:

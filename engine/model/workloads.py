@@ -224,6 +224,7 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
             "1",
             "smallest batch whose weight matmuls are compute-bound: where throughput stops growing "
             "when each operation runs at its own roofline, one after another",
+            exact=True,
         ),
         define(
             "context_capacity",

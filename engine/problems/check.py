@@ -18,7 +18,7 @@ from pathlib import Path
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.specs import SpecBook
 from perfdrill.engine.problems.bank import load_folders, template_folders
-from perfdrill.engine.problems.generation import Problem, ProblemPart, generate, show_number
+from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import candidates
@@ -145,8 +145,8 @@ def _numeric_problems(part: ProblemPart) -> list[str]:
     problems = []
     if not math.isfinite(part.value) or part.value == 0:
         return [f"answer is {part.value}; a numeric answer must be finite and non-zero"]
-    if grade_part(part, show_number(part.value, part.unit)).status != "correct":
-        problems.append(f"the expected answer {show_number(part.value, part.unit)!r} does not grade correct")
+    if grade_part(part, part.shown_answer).status != "correct":
+        problems.append(f"the expected answer {part.shown_answer!r} does not grade correct")
     for factor in (1.5, 0.5):
         if grade_part(part, f"{part.value * factor!r} {part.unit}").status != "incorrect":
             problems.append(f"the answer ×{factor} does not grade incorrect")

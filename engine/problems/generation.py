@@ -48,7 +48,7 @@ class ProblemPart:
     @property
     def shown_answer(self) -> str:
         if self.value is not None:
-            return show_number(self.value, self.unit)
+            return show_number(self.value, self.unit, exact=self.exact is not None)
         return ", ".join(self.correct) if self.correct else "none of them"
 
 
@@ -92,8 +92,21 @@ class Problem:
 _COUNT_PART_UNITS = {"params": "parameter", "parameter": "parameter", "tokens": "token", "token": "token"}
 
 
-def show_number(value: float, unit: str) -> str:
-    """An answer in its part's unit, with enough digits to grade correct when typed back."""
+def show_number(value: float, unit: str, *, exact: bool = False) -> str:
+    """An answer in its part's unit, with enough digits to grade correct when typed back.
+
+    An exact count shows every digit ("1,196,412 tokens"), since it is graded exactly.
+    """
+    if exact and float(value).is_integer():
+        unit_word = _COUNT_PART_UNITS.get(unit, unit)
+        text = f"{value:,.0f}"
+        return (
+            text
+            if unit_word in ("1", "")
+            else f"{text} {unit_word}s"
+            if unit_word in ("token", "parameter") and value != 1
+            else f"{text} {unit_word}"
+        )
     if unit in _COUNT_PART_UNITS:
         return format_quantity(value, _COUNT_PART_UNITS[unit], digits=4)
     text = f"{value:,.0f}" if float(value).is_integer() and abs(value) < 1e7 else f"{value:.4g}"
