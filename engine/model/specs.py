@@ -15,7 +15,7 @@ from perfdrill.engine.cache import cached
 from perfdrill.engine.errors import SpecError, UnitError
 from perfdrill.engine.model.units import parse_quantity
 from perfdrill.engine.resources import data_dir, user_data_dir
-from perfdrill.engine.yamlio import LineMap, load_yaml
+from perfdrill.engine.yamlio import LineMap, file_kind_problem, load_yaml
 
 # Bytes per element of each storage dtype. int4 packs two values per byte.
 DTYPE_BYTES: dict[str, float] = {
@@ -159,6 +159,10 @@ def _load_cached(dirs: tuple[Path, ...]) -> SpecBook:
     """Validated specs; the result is cached under a hash of the files and the engine, so a later
     run with the same files skips YAML parsing and unit conversion (and the pint import) entirely."""
     files = [path for directory in dirs for path in sorted(directory.glob("*.yaml"))]
+    for path in files:  # before the cache hashes their bytes: a FIFO must never be read
+        problem = file_kind_problem(path)
+        if problem:
+            raise SpecError(problem, file=str(path))
 
     def build() -> SpecBook:
         chips: dict[str, Chip] = {}

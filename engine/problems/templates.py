@@ -7,6 +7,7 @@ file, the field path, the line and, where there is a fixed set, the allowed valu
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from perfdrill.engine.model.evaluation import workload_names
 from perfdrill.engine.problems.expressions import Expression
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.schema_fields import Fields
-from perfdrill.engine.yamlio import LineMap, load_yaml
+from perfdrill.engine.yamlio import LineMap, load_yaml, read_text
 
 FAMILIES: dict[str, str] = {
     "runtime_check": "Does my runtime make sense?",
@@ -146,7 +147,7 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
     if template_id.split("/")[0] != family:
         raise top.error("id", f"id {template_id!r} must start with its family {family!r}")
     prompt_path = folder / PROMPT_FILE
-    if not prompt_path.is_file():
+    if not os.path.lexists(prompt_path):
         raise TemplateError(f"missing {PROMPT_FILE} beside {QUESTION_FILE}", file=file)
     parameters = _parameters(top)
     names = {p.name for p in parameters}
@@ -172,7 +173,7 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
         parts=_parts(top),
         hints=tuple(str(hint) for hint in top.get("hints", list, [])),
         insight=top.get("insight", str, ""),
-        prompt=prompt_path.read_text(encoding="utf-8"),
+        prompt=read_text(prompt_path, TemplateError, display=str(Path(file).parent / PROMPT_FILE)),
         folder=folder,
         file=file,
         override=top.get("override", bool, False),
