@@ -27,7 +27,7 @@ from perfdrill.engine.problems.question_file import (
     QuestionFile,
     is_question_id,
 )
-from perfdrill.engine.schema import Where, decode, dotted
+from perfdrill.engine.schema import Where, decode
 from perfdrill.engine.yamlio import LineMap, load_yaml, read_text
 
 # The project-wide napkin-math tolerance: loose enough for specs rounded to 2-3 significant
@@ -165,7 +165,10 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
 
 
 def _expression(where: Where, text: object, *path: str | int) -> Expression:
-    return parse_expression(text, file=where.file, line=where.line(*path), field=dotted(path))
+    try:
+        return parse_expression(text, field="")
+    except TemplateError as exc:  # located only when it fails: most expressions are fine
+        raise where.error(exc.message, *path) from None
 
 
 def _parameter(name: str, fields: ParameterFields, where: Where) -> Parameter:
