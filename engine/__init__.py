@@ -8,7 +8,8 @@ The sub-packages follow the data's path, each with a small public API in its `__
 - `practice`: what a session asks, the running session, and the saved progress.
 
 Shared by all of them: `errors` (one error family), `resources` (shipped and user folders, atomic
-writes), `yamlio` (bounded, located YAML reading) and `cache` (the one JSON cache).
+writes), `yamlio` (bounded, located YAML reading), `schema` (decoding it into declared msgspec
+Structs, with located errors) and `cache` (the one JSON cache).
 """
 
 from perfdrill.engine.errors import (

@@ -11,7 +11,6 @@ from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import generate
 from perfdrill.engine.problems.grading import grade_part
 
-
 # Rounded, but read to napkin precision: a context capacity runs to millions of tokens, where the
 # last token is noise beside the 2–3 significant figures of the specs it comes from.
 NAPKIN_COUNTS = {"context_capacity"}

@@ -134,10 +134,38 @@ GOOD_CHIP = """chips:
 """
 
 
+GOOD_MODEL = """models:
+  tiny:
+    name: Tiny
+    source: me
+    layers: 2
+    d_model: 64
+    heads: 4
+    kv_heads: 2
+    head_dim: 16
+    ffn: 128
+    vocab: 1000
+    gated_mlp: true
+    tied_embeddings: false
+    context_window: {value: 2048, source: me}
+"""
+
+
 def test_user_specs_join_the_built_in_ones(tmp_path: Path) -> None:
-    book = load_specs([_write(tmp_path, GOOD_CHIP)])
+    book = load_specs([_write(tmp_path, GOOD_CHIP + GOOD_MODEL)])
     assert book.chip("my-chip").flops("bf16") == 100e12
+    assert book.chip("my-chip").memory.shown == "24 GB"  # as written: an int stays an int
+    assert book.model("tiny").kv_heads == 2 and book.model("tiny").experts == 1
     assert "h100-sxm" in book.chips
+
+
+def test_the_cached_book_equals_the_one_built_from_yaml(tmp_path: Path) -> None:
+    from perfdrill.engine.model.specs import _load_cached
+
+    folder = _write(tmp_path, GOOD_CHIP + GOOD_MODEL)
+    built = load_specs([folder])
+    _load_cached.cache_clear()  # the next load decodes the JSON cache entry written just now
+    assert load_specs([folder]) == built
 
 
 @pytest.mark.parametrize(
@@ -151,7 +179,10 @@ def test_user_specs_join_the_built_in_ones(tmp_path: Path) -> None:
             GOOD_CHIP.replace("    memory: {value: 24, unit: GB, source: me}\n", ""),
             r"chips.my-chip.memory: missing field",
         ),
-        (GOOD_CHIP.replace("value: 24,", "value: -24,"), r"chips.my-chip.memory.value: must not be negative"),
+        (
+            GOOD_CHIP.replace("value: 24,", "value: -24,"),
+            r"mine.yaml:7: chips.my-chip.memory.value: must be positive, not -24",
+        ),
         (GOOD_CHIP.replace("bf16:", "bf17:"), r"mine.yaml:6: chips.my-chip.peak_flops.bf17: unknown dtype"),
         (
             GOOD_CHIP.replace("unit: TB/s", "unit: TB"),
@@ -165,6 +196,92 @@ def test_user_specs_join_the_built_in_ones(tmp_path: Path) -> None:
         (
             GOOD_CHIP.replace("    name: Mine", "    name: [Mine"),
             r"mine.yaml:\d+: column \d+: YAML syntax error",
+        ),
+        # Unknown fields are errors everywhere, at their own line, with what is allowed.
+        (
+            GOOD_CHIP + "    host_link_bandwith: {value: 32, unit: GB/s, source: me}\n",
+            r"mine.yaml:9: chips.my-chip.host_link_bandwith: unknown field; allowed: name, note, vendor, "
+            r"peak_flops, memory, memory_bandwidth, link_bandwidth, link_peer_bandwidth, link_topology, "
+            r"link_domain, host_link_bandwidth$",
+        ),
+        (
+            GOOD_CHIP.replace("unit: GB, source: me}", "unit: GB, sauce: me}"),
+            r"mine.yaml:7: chips.my-chip.memory.sauce: unknown field; allowed: value, source, unit, note, sparse$",
+        ),
+        (GOOD_CHIP + "gpus: {}\n", r"mine.yaml:9: gpus: unknown field; allowed: chips, models$"),
+        (
+            GOOD_MODEL + "    context: 8192\n",
+            r"mine.yaml:15: models.tiny.context: unknown field; allowed: name,",
+        ),
+        # Types are strict: a list, a mapping or a bool where text or a number belongs.
+        (
+            GOOD_CHIP.replace("name: Mine", "name: [Mine]"),
+            r"mine.yaml:3: chips.my-chip.name: must be text, not a list",
+        ),
+        (
+            GOOD_CHIP.replace("vendor: Me", "vendor: {a: 1}"),
+            r"mine.yaml:4: chips.my-chip.vendor: must be text, not a mapping",
+        ),
+        (
+            GOOD_MODEL.replace("layers: 2", "layers: 2.5"),
+            r"models.tiny.layers: must be a whole number, not 2.5",
+        ),
+        (
+            GOOD_MODEL.replace("layers: 2", "layers: true"),
+            r"models.tiny.layers: must be a whole number, not true",
+        ),
+        (
+            GOOD_MODEL.replace("gated_mlp: true", "gated_mlp: 1"),
+            r"models.tiny.gated_mlp: must be true or false",
+        ),
+        (GOOD_MODEL.replace("    vocab: 1000\n", ""), r"mine.yaml:2: models.tiny.vocab: missing field"),
+        # A peak, a capacity or a bandwidth of zero or less is nonsense (issue 11).
+        (
+            GOOD_CHIP.replace("bf16: {value: 100", "bf16: {value: 0"),
+            r"mine.yaml:6: chips.my-chip.peak_flops.bf16.value: must be positive, not 0",
+        ),
+        (
+            GOOD_CHIP.replace("bf16: {value: 100", "bf16: {value: -2.5"),
+            r"mine.yaml:6: chips.my-chip.peak_flops.bf16.value: must be positive, not -2.5",
+        ),
+        (
+            GOOD_CHIP.replace("bf16: {value: 100", "bf16: {value: .nan"),
+            r"mine.yaml:6: chips.my-chip.peak_flops.bf16.value: must be positive, not nan",
+        ),
+        (
+            GOOD_CHIP.replace("bf16: {value: 100", "bf16: {value: .inf"),
+            r"mine.yaml:6: chips.my-chip.peak_flops.bf16.value: must be a finite number, not inf",
+        ),
+        (
+            GOOD_CHIP.replace("value: 24,", "value: 0,"),
+            r"mine.yaml:7: chips.my-chip.memory.value: must be positive",
+        ),
+        (
+            GOOD_CHIP.replace("{value: 1, unit: TB/s", "{value: 0.0, unit: TB/s"),
+            r"mine.yaml:8: chips.my-chip.memory_bandwidth.value: must be positive, not 0.0",
+        ),
+        (
+            GOOD_CHIP + "    link_bandwidth: {value: 0, unit: GB/s, source: me}\n",
+            r"mine.yaml:9: chips.my-chip.link_bandwidth.value: must be positive",
+        ),
+        (
+            GOOD_CHIP.replace(
+                "peak_flops:\n      bf16: {value: 100, unit: TFLOP/s, source: me}", "peak_flops: {}"
+            ),
+            r"mine.yaml:5: chips.my-chip.peak_flops: must not be empty",
+        ),
+        # Rules across fields: grouped-query attention shares each KV head among whole groups.
+        (
+            GOOD_MODEL.replace("kv_heads: 2", "kv_heads: 8"),
+            r"mine.yaml:8: models.tiny.kv_heads: must not exceed heads \(4\)",
+        ),
+        (
+            GOOD_MODEL.replace("kv_heads: 2", "kv_heads: 3"),
+            r"mine.yaml:8: models.tiny.kv_heads: must divide heads \(4\)",
+        ),
+        (
+            GOOD_MODEL + "    experts: 8\n    experts_per_token: 9\n",
+            r"mine.yaml:16: models.tiny.experts_per_token: must not exceed experts \(8\)",
         ),
     ],
 )

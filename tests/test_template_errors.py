@@ -61,7 +61,89 @@ def test_unknown_part_kind_names_the_part(tmp_path: Path) -> None:
 
 def test_unknown_mistake_is_listed(tmp_path: Path) -> None:
     error = _error(tmp_path, GOOD.replace("unit: us}", "unit: us, mistakes: [typo]}"))
-    assert error.field == "parts[0].mistakes" and "unknown mistake 'typo'" in error.message
+    # The path names the list item itself; the message lists the catalogue.
+    assert error.field == "parts[0].mistakes[0]" and error.line == 12
+    assert "unknown mistake 'typo'; allowed: matmul-missing-2, sparse-peak" in error.message
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "line", "message"),
+    [
+        # Unknown fields, everywhere, with what is allowed there.
+        (
+            "workload: matmul",
+            "workload: matmul\nworkloads: x",
+            "workloads",
+            6,
+            "unknown field; allowed: id, title,",
+        ),
+        (
+            "unit: us}",
+            "unti: us}",
+            "parts[0].unti",
+            12,
+            "unknown field; allowed: name, kind, prompt, answer,",
+        ),
+        (
+            "{ids: [h100-sxm]}",
+            "{idz: [h100-sxm]}",
+            "parameters.chip.chip.idz",
+            7,
+            "allowed: ids, exclude, vendor",
+        ),
+        ("dtype: bf16}", "dtyp: bf16}", "scenario.dtyp", 9, "unknown field; allowed: chip, model, dtype,"),
+        # Strict types: one located line, never a traceback or a silent str().
+        ("title: Tiny", "title: Tiny\ntags: [fast, 1]", "tags[1]", 3, "must be text, not 1"),
+        ("title: Tiny", "title: {a: 1}", "title", 2, "must be text, not a mapping"),
+        ("kind: numeric", "kind: [numeric]", "parts[0].kind", 12, "must be text, not a list"),
+        ("{ids: [h100-sxm]}", "{has: 3}", "parameters.chip.chip.has", 7, "must be text or a list, not 3"),
+        (
+            "{ids: [h100-sxm]}",
+            "{has: link_bandwith}",
+            "parameters.chip.chip.has",
+            7,
+            "unknown chip figure 'link_bandwith'; allowed: link_bandwidth, link_peer_bandwidth, "
+            "link_topology, link_domain, host_link_bandwidth",
+        ),
+        ("answer: runtime,", "answer: true,", "parts[0].answer", 12, "must be a number or text, not true"),
+        # The rules a field's neighbours decide.
+        (
+            "m: {choice: [64, 128]}",
+            "m: {choice: [64], range: [1, 2]}",
+            "parameters.m",
+            8,
+            "give exactly one of",
+        ),
+        (
+            "m: {choice: [64, 128]}",
+            "m: {choice: [64], log: true}",
+            "parameters.m.log",
+            8,
+            "goes only with range",
+        ),
+        (
+            "unit: us}",
+            "unit: us, tolerance: {relative: 1.5}}",
+            "parts[0].tolerance.relative",
+            12,
+            "less than 1",
+        ),
+        ("answer: runtime, unit: us}", "answer: runtime}", "parts[0].unit", 12, "a numeric part needs unit"),
+        ("unit: us}", "unit: us, choices: [a]}", "parts[0].choices", 12, "a numeric part takes no choices"),
+    ],
+)
+def test_schema_errors_are_located(
+    tmp_path: Path, old: str, new: str, field: str, line: int, message: str
+) -> None:
+    assert old in GOOD
+    error = _error(tmp_path, GOOD.replace(old, new))
+    assert (error.field, error.line) == (field, line)
+    assert message in error.message
+
+
+def test_hints_must_be_text(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD + "hints:\n  - Look at m.\n  - {a: 1}\n")
+    assert (error.field, error.line, error.message) == ("hints[1]", 15, "must be text, not a mapping")
 
 
 def test_jinja_error_gives_template_line(tmp_path: Path) -> None:

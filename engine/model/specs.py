@@ -1,21 +1,31 @@
-"""Chips and models: frozen facts loaded from YAML, validated as they load.
+"""Chips and models: declared once as frozen Structs, loaded from YAML and validated as they load.
 
-A bad entry fails here, naming file, entry, field and line, never halfway through a calculation.
+The Struct fields ARE the spec-file schema: a file writes the same fields, less `id` and `file`
+(which come from where an entry is written), with each figure written as {value, unit, source}
+and converted to base units. Adding a field to a chip or a model is one line here. A bad entry
+fails as it loads, naming file, line, entry and field, never halfway through a calculation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from functools import cache
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, reduce
+from operator import or_
 from pathlib import Path
-from typing import Any
+from types import GenericAlias
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+import msgspec
+from msgspec import Meta, Struct
 
 from perfdrill.engine.cache import cached
 from perfdrill.engine.errors import SpecError, UnitError
 from perfdrill.engine.model.units import parse_quantity
 from perfdrill.engine.resources import data_dir, user_data_dir
-from perfdrill.engine.yamlio import LineMap, load_yaml
+from perfdrill.engine.schema import Where, decode
+from perfdrill.engine.yamlio import file_kind_problem, load_yaml
 
 # Bytes per element of each storage dtype. int4 packs two values per byte.
 DTYPE_BYTES: dict[str, float] = {
@@ -27,36 +37,74 @@ DTYPE_BYTES: dict[str, float] = {
     "int8": 1,
     "int4": 0.5,
 }
-COMPUTE_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")
-LINK_TOPOLOGIES = ("switch", "mesh", "pair", "torus")
+ComputeDtype = Annotated[Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8"], Meta(title="dtype")]
+COMPUTE_DTYPES: tuple[str, ...] = get_args(get_args(ComputeDtype)[0])
 
 
 @dataclass(frozen=True)
-class Sourced:
+class In:
+    """Marks a Sourced field with the base unit its written figure is converted to."""
+
+    unit: str
+
+
+class Sourced(Struct, frozen=True):
     """A number in base units with the text that says where it comes from."""
 
     value: float
     source: str
     shown: str  # as written in the spec, e.g. "3.35 TB/s"
     note: str = ""
+    sparse: float | None = None  # a peak's 2:4-sparse headline, in the same base unit, where published
 
 
-@dataclass(frozen=True)
-class Chip:
-    id: str
-    name: str
-    vendor: str
-    peak_flops: Mapping[str, Sourced]  # dtype -> dense FLOP/s
-    memory: Sourced  # bytes
-    memory_bandwidth: Sourced  # bytes/s
-    link_bandwidth: Sourced | None  # bytes/s, one-way
-    host_link_bandwidth: Sourced | None  # bytes/s, one-way
+FlopRate = Annotated[Sourced, In("FLOP/s")]
+Bytes = Annotated[Sourced, In("byte")]
+ByteRate = Annotated[Sourced, In("byte/s")]
+Parameters = Annotated[Sourced, In("parameter")]
+Count = Annotated[Sourced, In("1")]
+Tokens = Annotated[Sourced, In("token")]
+Text = Annotated[str, Meta(min_length=1)]
+Positive = Annotated[int, Meta(gt=0)]
+NonNegative = Annotated[int, Meta(ge=0)]
+
+
+class Figure(Struct, frozen=True, forbid_unknown_fields=True):
+    """One figure as a spec file writes it; `unit` is perfdrill's registry (TFLOP/s, GB, GiB...)."""
+
+    value: Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)]
+    source: Text
+    unit: str = ""
     note: str = ""
-    file: str = ""
-    sparse_peak_flops: Mapping[str, float] = field(default_factory=dict)  # dtype -> 2:4 headline
-    link_peer_bandwidth: Sourced | None = None  # bytes/s, one-way, to any single peer
-    link_topology: str = ""  # one of LINK_TOPOLOGIES, or "" when the spec does not say
-    link_domain: int | None = None  # chips the link joins
+    # A peak's 2:4 structured-sparsity headline, in the same unit; it feeds the "used the sparse
+    # peak" mistake and never a roofline.
+    sparse: Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)] | None = None
+
+
+class _Entry(Struct, frozen=True, kw_only=True):
+    """What every chip and model has. A spec file writes all fields but `id` and `file`."""
+
+    id: str  # the key the entry is written under
+    file: str = ""  # the spec file it came from
+    name: Text
+    note: str = ""
+
+
+class Chip(_Entry, frozen=True, kw_only=True):
+    vendor: Text
+    peak_flops: Annotated[dict[ComputeDtype, FlopRate], Meta(min_length=1)]  # dense FLOP/s per dtype
+    memory: Bytes
+    memory_bandwidth: ByteRate
+    link_bandwidth: ByteRate | None = None  # one-way, aggregate over the chip's links
+    link_peer_bandwidth: ByteRate | None = None  # one-way, to any single peer, where it is uniform
+    link_topology: Literal["switch", "mesh", "pair", "torus"] | None = None
+    link_domain: Positive | None = None  # chips the link joins (a node, a bridged pair, a pod)
+    host_link_bandwidth: ByteRate | None = None  # one-way
+
+    @property
+    def sparse_peak_flops(self) -> dict[str, float]:
+        """dtype -> the published 2:4-sparse peak, for the dtypes that have one."""
+        return {dtype: peak.sparse for dtype, peak in self.peak_flops.items() if peak.sparse is not None}
 
     def flops(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; a dtype the chip lacks is a SpecError."""
@@ -73,33 +121,28 @@ class Chip:
 ARCH_FIELDS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab")
 
 
-@dataclass(frozen=True)
-class Model:
-    id: str
-    name: str
-    source: str
-    layers: int
-    d_model: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    vocab: int
+class Model(_Entry, frozen=True, kw_only=True):
+    source: Text
+    layers: Positive
+    d_model: Positive
+    heads: Positive
+    kv_heads: Positive
+    head_dim: Positive
+    ffn: Positive
+    vocab: Positive
     gated_mlp: bool
     tied_embeddings: bool
-    experts: int = 1
-    experts_per_token: int = 1
-    shared_experts: int = 0
-    dense_layers: int | None = None
-    dense_ffn: int | None = None
-    position_embeddings: int = 0
-    context_window: Sourced | None = None  # tokens; required in a spec file, see _model
-    attention_params_per_layer: Sourced | None = None
-    kv_elements_per_token_per_layer: Sourced | None = None
-    published_params: Sourced | None = None
-    published_active_params: Sourced | None = None
-    note: str = ""
-    file: str = ""
+    experts: Positive = 1
+    experts_per_token: Positive = 1
+    shared_experts: NonNegative = 0
+    dense_layers: NonNegative | None = None
+    dense_ffn: Positive | None = None
+    position_embeddings: NonNegative = 0
+    context_window: Tokens  # the longest context the model takes (its config's window)
+    attention_params_per_layer: Parameters | None = None
+    kv_elements_per_token_per_layer: Count | None = None
+    published_params: Parameters | None = None
+    published_active_params: Parameters | None = None
 
     @property
     def is_moe(self) -> bool:
@@ -112,6 +155,7 @@ class Model:
             self.layers if self.dense_layers is None and not self.is_moe else (self.dense_layers or 0)
         )
         values.update(
+            context_window=self.context_window.value,
             mlp_matrices=3.0 if self.gated_mlp else 2.0,
             tied_embeddings=1.0 if self.tied_embeddings else 0.0,
             experts=float(self.experts),
@@ -121,8 +165,6 @@ class Model:
             dense_ffn=float(self.dense_ffn if self.dense_ffn is not None else self.ffn),
             position_embeddings=float(self.position_embeddings),
         )
-        if self.context_window is not None:
-            values["context_window"] = self.context_window.value
         if self.attention_params_per_layer is not None:
             values["attention_params_per_layer"] = self.attention_params_per_layer.value
         if self.kv_elements_per_token_per_layer is not None:
@@ -130,12 +172,11 @@ class Model:
         return values
 
 
-@dataclass(frozen=True)
-class SpecBook:
+class SpecBook(Struct, frozen=True):
     """Every known chip and model, by id."""
 
-    chips: Mapping[str, Chip] = field(default_factory=dict)
-    models: Mapping[str, Model] = field(default_factory=dict)
+    chips: dict[str, Chip] = {}
+    models: dict[str, Model] = {}
 
     def chip(self, chip_id: str) -> Chip:
         if chip_id not in self.chips:
@@ -156,6 +197,50 @@ class SpecBook:
         )
 
 
+# -- the file schema, derived from the declarations above ----------------------------------------------
+
+_IMPLIED = ("id", "file")  # from where an entry is written, never from the entry itself
+# Types built at run time: mypy cannot follow them, and need not.
+_ANNOTATED: Any = Annotated
+
+
+def _written(annotation: Any) -> Any:
+    """The type a spec file writes for a field declared as `annotation`: a Figure for each Sourced."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        if args[0] is Sourced:
+            return Figure
+        return _ANNOTATED[(_written(args[0]), *annotation.__metadata__)]
+    if origin is dict:
+        return GenericAlias(dict, (args[0], _written(args[1])))
+    if args and origin is not Literal:  # a union
+        return reduce(or_, map(_written, args))
+    return annotation
+
+
+def _entry_type(runtime: type[Struct]) -> Any:
+    fields = [
+        (f.name, _written(f.type)) if f.required else (f.name, _written(f.type), f.default)
+        for f in msgspec.structs.fields(runtime)
+        if f.name not in _IMPLIED
+    ]
+    return msgspec.defstruct(
+        f"{runtime.__name__}Entry", fields, kw_only=True, forbid_unknown_fields=True, frozen=True
+    )
+
+
+_ChipEntry = _entry_type(Chip)
+_ModelEntry = _entry_type(Model)
+_SpecFile: Any = msgspec.defstruct(
+    "SpecFile",
+    [
+        ("chips", GenericAlias(dict, (str, _ChipEntry)) | None, None),
+        ("models", GenericAlias(dict, (str, _ModelEntry)) | None, None),
+    ],
+    forbid_unknown_fields=True,
+)
+
+
 def spec_dirs(extra: Iterable[Path] = ()) -> list[Path]:
     """Built-in specs, then the user's data folder, then any `--specs DIR`."""
     dirs = [data_dir("specs"), user_data_dir() / "specs", *extra]
@@ -167,6 +252,10 @@ def _load_cached(dirs: tuple[Path, ...]) -> SpecBook:
     """Validated specs; the result is cached under a hash of the files and the engine, so a later
     run with the same files skips YAML parsing and unit conversion (and the pint import) entirely."""
     files = [path for directory in dirs for path in sorted(directory.glob("*.yaml"))]
+    for path in files:  # before the cache hashes their bytes: a FIFO must never be read
+        problem = file_kind_problem(path)
+        if problem:
+            raise SpecError(problem, file=str(path))
 
     def build() -> SpecBook:
         chips: dict[str, Chip] = {}
@@ -191,229 +280,77 @@ def _load_file(path: Path, chips: dict[str, Chip], models: dict[str, Model]) -> 
     data = load_yaml(path, SpecError)
     if data is None:
         return
-    if not isinstance(data, LineMap) or not set(data) <= {"chips", "models"}:
-        raise SpecError("top level must be a mapping with 'chips' and/or 'models'", file=name, line=1)
-    targets: tuple[tuple[str, dict[str, Any], Any], ...] = (
-        ("chips", chips, _chip),
-        ("models", models, _model),
-    )
-    for section, target, build in targets:
-        if data.get(section) is None:
-            continue
-        entries = data[section]
-        if not isinstance(entries, LineMap):
-            raise SpecError(
-                "must be a mapping of id -> entry", file=name, line=data.line_of(section), field=section
-            )
-        for entry_id, entry in entries.items():
-            where = _Where(name, section, entry_id, entries.line_of(entry_id))
-            if entry_id in target:
-                raise where.error("", f"duplicate id (already defined in {target[entry_id].file})")
-            if not isinstance(entry, LineMap):
-                raise where.error("", "entry must be a mapping")
-            target[entry_id] = build(entry_id, entry, where)
-
-
-@dataclass(frozen=True)
-class _Where:
-    file: str
-    section: str
-    entry: str
-    line: int
-
-    def error(self, field_name: str, message: str, line: int | None = None) -> SpecError:
-        path = f"{self.section}.{self.entry}" + (f".{field_name}" if field_name else "")
-        return SpecError(message, file=self.file, line=line or self.line, field=path)
-
-
-def _text(entry: LineMap, key: str, where: _Where, *, required: bool = True) -> str:
-    value = entry.get(key)
-    if value is None:
-        if required:
-            raise where.error(key, "missing field")
-        return ""
-    if not isinstance(value, str):
-        raise where.error(key, "must be text", entry.line_of(key))
-    return value
-
-
-def _sourced(
-    entry: LineMap, key: str, unit: str, where: _Where, *, required: bool = True, allow_null: bool = False
-) -> Sourced | None:
-    if key not in entry:
-        if required:
-            raise where.error(key, "missing field")
-        return None
-    raw = entry[key]
-    if raw is None and allow_null:
-        return None
-    line = entry.line_of(key)
-    if not isinstance(raw, LineMap):
-        raise where.error(key, "must be a mapping {value, unit, source}", line)
-    for needed in ("value", "source"):
-        if needed not in raw or raw[needed] in (None, ""):
-            raise where.error(f"{key}.{needed}", "missing field", line)
-    value = raw["value"]
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise where.error(f"{key}.value", f"must be a number, not {value!r}", raw.line_of("value"))
-    if value < 0:
-        raise where.error(f"{key}.value", f"must not be negative ({value})", raw.line_of("value"))
-    written_unit = str(raw.get("unit", "")).strip()
-    shown = f"{value!r} {written_unit}".strip()  # repr keeps every digit; :g would round to 6
-    try:
-        base_value = parse_quantity(shown, unit, what=f"{key}")
-    except UnitError as exc:
-        raise where.error(f"{key}.unit", exc.message, raw.line_of("unit")) from exc
-    return Sourced(base_value, str(raw["source"]), shown, str(raw.get("note", "")))
-
-
-def _chip(chip_id: str, entry: LineMap, where: _Where) -> Chip:
-    flops_map = entry.get("peak_flops")
-    if not isinstance(flops_map, LineMap) or not flops_map:
-        raise where.error("peak_flops", "missing field (a mapping dtype -> {value, unit, source})")
-    peak: dict[str, Sourced] = {}
-    sparse_peak: dict[str, float] = {}
-    for dtype in flops_map:
-        if dtype not in COMPUTE_DTYPES:
+    where = Where(name, data, SpecError)
+    book = decode(data, _SpecFile, where)
+    for entry_id, entry in (book.chips or {}).items():
+        if entry_id in chips:
+            raise where.error(f"duplicate id (already defined in {chips[entry_id].file})", "chips", entry_id)
+        chips[entry_id] = _measured(entry, Chip, where, ("chips", entry_id))
+    for entry_id, entry in (book.models or {}).items():
+        if entry_id in models:
             raise where.error(
-                f"peak_flops.{dtype}",
-                f"unknown dtype; allowed: {', '.join(COMPUTE_DTYPES)}",
-                flops_map.line_of(dtype),
+                f"duplicate id (already defined in {models[entry_id].file})", "models", entry_id
             )
-        sourced = _sourced(
-            flops_map, dtype, "FLOP/s", _Where(where.file, where.section, f"{chip_id}.peak_flops", where.line)
-        )
-        assert sourced is not None
-        peak[dtype] = sourced
-        sparse = flops_map[dtype].get("sparse") if isinstance(flops_map[dtype], LineMap) else None
-        if sparse is not None:
-            sparse_peak[dtype] = _sparse(sparse, flops_map[dtype], dtype, where)
-    memory = _sourced(entry, "memory", "byte", where)
-    bandwidth = _sourced(entry, "memory_bandwidth", "byte/s", where)
-    assert memory is not None and bandwidth is not None
-    _positive(memory, "memory", entry, where)
-    _positive(bandwidth, "memory_bandwidth", entry, where)
-    return Chip(
-        id=chip_id,
-        name=_text(entry, "name", where),
-        vendor=_text(entry, "vendor", where),
-        peak_flops=peak,
-        memory=memory,
-        memory_bandwidth=bandwidth,
-        link_bandwidth=_sourced(entry, "link_bandwidth", "byte/s", where, required=False, allow_null=True),
-        host_link_bandwidth=_sourced(
-            entry, "host_link_bandwidth", "byte/s", where, required=False, allow_null=True
-        ),
-        note=_text(entry, "note", where, required=False),
-        file=where.file,
-        sparse_peak_flops=sparse_peak,
-        link_peer_bandwidth=_sourced(
-            entry, "link_peer_bandwidth", "byte/s", where, required=False, allow_null=True
-        ),
-        link_topology=_topology(entry, where),
-        link_domain=_int(entry, "link_domain", where, None) if "link_domain" in entry else None,
-    )
+        models[entry_id] = _checked(_measured(entry, Model, where, ("models", entry_id)), where)
 
 
-def _sparse(raw: Any, entry: LineMap, dtype: str, where: _Where) -> float:
-    """The 2:4-sparse headline beside a dense peak, in the same unit; it must be above the dense one."""
-    field_name = f"peak_flops.{dtype}.sparse"
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or raw <= entry["value"]:
-        raise where.error(
-            field_name, f"must be a number above the dense value, not {raw!r}", entry.line_of("sparse")
-        )
-    try:
-        return parse_quantity(f"{raw!r} {entry.get('unit', '')}".strip(), "FLOP/s", what=field_name)
-    except UnitError as exc:
-        raise where.error(field_name, exc.message, entry.line_of("unit")) from exc
-
-
-def _topology(entry: LineMap, where: _Where) -> str:
-    topology = _text(entry, "link_topology", where, required=False)
-    if topology and topology not in LINK_TOPOLOGIES:
-        raise where.error(
-            "link_topology", f"{topology!r} is not allowed; allowed: {', '.join(LINK_TOPOLOGIES)}",
-            entry.line_of("link_topology"),
-        )  # fmt: skip
-    return topology
-
-
-def _positive(value: Sourced, key: str, entry: LineMap, where: _Where) -> None:
-    if value.value <= 0:
-        raise where.error(f"{key}.value", "must be positive", entry.line_of(key))
-
-
-_OPTIONAL_INTS = {"experts": 1, "experts_per_token": 1, "shared_experts": 0, "position_embeddings": 0}
-
-
-def _int(entry: LineMap, key: str, where: _Where, default: int | None = None) -> int | None:
-    if key not in entry:
-        if default is None and key in ARCH_FIELDS:
-            raise where.error(key, "missing field")
-        return default
-    value = entry[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise where.error(key, f"must be a whole number, not {value!r}", entry.line_of(key))
-    if value < 0 or (value == 0 and key in ARCH_FIELDS):
-        raise where.error(key, f"must be positive ({value})", entry.line_of(key))
-    return value
-
-
-def _bool(entry: LineMap, key: str, where: _Where) -> bool:
-    if key not in entry:
-        raise where.error(key, "missing field")
-    if not isinstance(entry[key], bool):
-        raise where.error(key, f"must be true or false, not {entry[key]!r}", entry.line_of(key))
-    return bool(entry[key])
-
-
-def _model(model_id: str, entry: LineMap, where: _Where) -> Model:
-    known = {
-        *ARCH_FIELDS,
-        *_OPTIONAL_INTS,
-        "name",
-        "source",
-        "gated_mlp",
-        "tied_embeddings",
-        "dense_layers",
-        "dense_ffn",
-        "context_window",
-        "attention_params_per_layer",
-        "kv_elements_per_token_per_layer",
-        "published_params",
-        "published_active_params",
-        "note",
+def _measured(entry: Any, runtime: type[Any], where: Where, path: tuple[str, str]) -> Any:
+    """The runtime object for a decoded entry: each written figure converted to base units."""
+    values = {
+        name: _measure(getattr(entry, name), unit, where, (*path, name)) for name, unit in _UNITS[runtime]
     }
-    for key in entry:
-        if key not in known:
-            raise where.error(key, f"unknown field; allowed: {', '.join(sorted(known))}", entry.line_of(key))
-    ints: dict[str, Any] = {key: _int(entry, key, where) for key in ARCH_FIELDS}
-    ints.update({key: _int(entry, key, where, default) for key, default in _OPTIONAL_INTS.items()})
-    model = Model(
-        id=model_id,
-        name=_text(entry, "name", where),
-        source=_text(entry, "source", where),
-        **ints,
-        gated_mlp=_bool(entry, "gated_mlp", where),
-        tied_embeddings=_bool(entry, "tied_embeddings", where),
-        dense_layers=_int(entry, "dense_layers", where, None) if "dense_layers" in entry else None,
-        dense_ffn=_int(entry, "dense_ffn", where, None) if "dense_ffn" in entry else None,
-        context_window=_sourced(entry, "context_window", "token", where),
-        attention_params_per_layer=_sourced(
-            entry, "attention_params_per_layer", "parameter", where, required=False
-        ),
-        kv_elements_per_token_per_layer=_sourced(
-            entry, "kv_elements_per_token_per_layer", "1", where, required=False
-        ),
-        published_params=_sourced(entry, "published_params", "parameter", where, required=False),
-        published_active_params=_sourced(
-            entry, "published_active_params", "parameter", where, required=False
-        ),
-        note=_text(entry, "note", where, required=False),
-        file=where.file,
+    return runtime(id=path[1], file=where.file, **values)
+
+
+def _units(runtime: type[Struct]) -> tuple[tuple[str, str], ...]:
+    """Each field a spec file writes, with the base unit of its figures ("" for none)."""
+    return tuple(
+        (f.name, _unit_of(f.type)) for f in msgspec.structs.fields(runtime) if f.name not in _IMPLIED
     )
+
+
+def _unit_of(annotation: Any) -> str:
+    """The base unit an `In` marker gives somewhere inside `annotation`."""
+    for marker in getattr(annotation, "__metadata__", ()):
+        if isinstance(marker, In):
+            return marker.unit
+    return next(filter(None, map(_unit_of, get_args(annotation))), "")
+
+
+_UNITS: dict[type[Any], tuple[tuple[str, str], ...]] = {Chip: _units(Chip), Model: _units(Model)}
+
+
+def _measure(value: Any, unit: str, where: Where, path: tuple[str, ...]) -> Any:
+    if isinstance(value, dict):
+        return {key: _measure(item, unit, where, (*path, key)) for key, item in value.items()}
+    if not isinstance(value, Figure):
+        return value
+    if not math.isfinite(value.value):
+        raise where.error(f"must be a finite number, not {value.value!r}", *path, "value")
+    shown = f"{value.value!r} {value.unit.strip()}".strip()  # repr keeps every digit; :g would round to 6
+    try:
+        base = parse_quantity(shown, unit, what=path[-1])
+    except UnitError as exc:
+        raise where.error(exc.message, *path, "unit") from None
+    if not math.isfinite(base):  # 1e300 EB
+        raise where.error(f"{shown!r} is too large", *path, "value")
+    sparse = None
+    if value.sparse is not None:
+        if value.sparse <= value.value:
+            raise where.error(f"must be above the dense value {value.value!r}", *path, "sparse")
+        sparse = base * value.sparse / value.value  # the same unit as the dense figure
+    return Sourced(base, value.source, shown, value.note, sparse)
+
+
+def _checked(model: Model, where: Where) -> Model:
+    """The rules across fields that a declaration cannot hold."""
+    path = ("models", model.id)
+    if model.kv_heads > model.heads:
+        raise where.error(f"must not exceed heads ({model.heads})", *path, "kv_heads")
+    if model.heads % model.kv_heads:
+        raise where.error(f"must divide heads ({model.heads}) into equal groups", *path, "kv_heads")
     if model.experts_per_token > model.experts:
-        raise where.error("experts_per_token", "must not exceed experts", entry.line_of("experts_per_token"))
+        raise where.error(f"must not exceed experts ({model.experts})", *path, "experts_per_token")
     if model.dense_layers is not None and model.dense_layers > model.layers:
-        raise where.error("dense_layers", "must not exceed layers", entry.line_of("dense_layers"))
+        raise where.error(f"must not exceed layers ({model.layers})", *path, "dense_layers")
     return model

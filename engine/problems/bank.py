@@ -16,7 +16,8 @@ def template_folders(root: Path) -> list[Path]:
     """Folders under `root` (or `root` itself) that hold a question.yaml, in a stable order."""
     if (root / QUESTION_FILE).is_file():
         return [root]
-    return sorted(path.parent for path in root.rglob(QUESTION_FILE))
+    # "*", not the name itself: a literal name is only matched when it exists, hiding a broken link
+    return sorted(path.parent for path in root.rglob("*") if path.name == QUESTION_FILE)
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from perfdrill.engine.errors import UsageError
+from perfdrill.engine.problems.question_file import is_question_id
 from perfdrill.engine.problems.templates import FAMILIES, PROMPT_FILE, QUESTION_FILE
 
 _SCAFFOLD = Path(__file__).resolve().parent / "scaffold_files"
-_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 def scaffold(question_id: str, root: Path) -> Path:
@@ -17,8 +16,10 @@ def scaffold(question_id: str, root: Path) -> Path:
     family, _, slug = question_id.partition("/")
     if family not in FAMILIES:
         raise UsageError(f"unknown family {family!r} in {question_id!r}; families: {', '.join(FAMILIES)}")
-    if not _SLUG.fullmatch(slug):
-        raise UsageError(f"{question_id!r}: the slug after the family must be lowercase words joined by '-'")
+    if not is_question_id(question_id):  # the rule template loading applies
+        raise UsageError(
+            f"{question_id!r}: the slug after the family must be lowercase words or digits joined by '-'"
+        )
     folder = root / family / slug
     if folder.exists():
         raise UsageError(f"{folder} already exists; pick another slug or edit that template")

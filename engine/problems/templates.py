@@ -1,50 +1,46 @@
 """Question templates: one folder of data per question, validated into typed objects on load.
 
 A folder holds `question.yaml` (parameters, constraints, parts, hints) and `prompt.md.j2` (the
-prompt, rendered later in Jinja2's sandbox). Every schema problem is a TemplateError naming the
-file, the field path, the line and, where there is a fixed set, the allowed values.
+prompt, rendered later in Jinja2's sandbox). question_file.py declares what question.yaml may
+hold; this module decodes it with that declaration, checks what a declaration cannot (expressions,
+cross-field rules), and builds the objects the rest of the engine uses. Every problem is a
+TemplateError naming the file, the field path, the line and, for a fixed set, the allowed values.
 """
 
 from __future__ import annotations
 
-import re
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfdrill.engine.errors import TemplateError
-from perfdrill.engine.model.evaluation import workload_names
-from perfdrill.engine.problems.expressions import Expression
-from perfdrill.engine.problems.mistakes import CATALOGUE
-from perfdrill.engine.problems.schema_fields import Fields
-from perfdrill.engine.yamlio import LineMap, load_yaml
+from msgspec import UNSET
 
-FAMILIES: dict[str, str] = {
-    "runtime_check": "Does my runtime make sense?",
-    "performance_model": "Performance modelling",
-    "roofline": "Roofline reading",
-    "matmul": "Matmul",
-    "elementwise": "Elementwise and fusion",
-    "kv_cache": "KV cache",
-    "prefill_decode": "Prefill vs decode",
-    "quantization": "Quantization",
-    "training": "Training",
-    "parallelism": "Parallelism and communication",
-    "overhead": "Overhead-bound",
-    "attention_memory": "FlashAttention and attention memory",
-    "moe": "Mixture of experts",
-}
-DIFFICULTIES = ("easy", "medium", "hard")
-PART_KINDS = ("numeric", "choice", "multi")
-SCENARIO_KEYS = ("chip", "dtype", "model", "weight_dtype", "kv_dtype", "chips", "mfu")
+from perfdrill.engine.errors import TemplateError
+from perfdrill.engine.problems.expressions import Expression, parse_expression
+from perfdrill.engine.problems.question_file import DIFFICULTIES as DIFFICULTIES  # re-exported
+from perfdrill.engine.problems.question_file import FAMILIES as FAMILIES  # re-exported
+from perfdrill.engine.problems.question_file import (
+    ID_RULE,
+    ParameterFields,
+    PartFields,
+    QuestionFile,
+    is_question_id,
+)
+from perfdrill.engine.schema import Where, decode
+from perfdrill.engine.yamlio import LineMap, load_yaml, read_text
+
 # The project-wide napkin-math tolerance: loose enough for specs rounded to 2-3 significant
 # figures along the way, tight enough to tell GB from GiB (7%) apart from the right answer.
 DEFAULT_TOLERANCE = ("relative", 0.05)
-TOLERANCE_KINDS = ("relative", "absolute", "sig_figs")
 QUESTION_FILE = "question.yaml"
 PROMPT_FILE = "prompt.md.j2"
-_ID = re.compile(r"^[a-z0-9_]+/[a-z0-9][a-z0-9-]*$")
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+# The fields each part kind takes besides name, kind and prompt.
+_KIND_FIELDS = {
+    "numeric": ("answer", "unit", "tolerance", "mistakes"),
+    "choice": ("answer", "choices", "correct", "mostly_one_answer"),
+    "multi": ("answer", "choices", "correct", "sweep", "mostly_one_answer"),
+}
 
 
 @dataclass(frozen=True)
@@ -119,245 +115,189 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
     """Read and validate one template folder."""
     path = folder / QUESTION_FILE
     file = str(path.relative_to(display_root)) if display_root else str(path)
-    top = Fields(load_yaml(path, TemplateError, display=file), file, "")
-    top.only(
-        (
-            "id",
-            "title",
-            "family",
-            "difficulty",
-            "tags",
-            "workload",
-            "override",
-            "parameters",
-            "scenario",
-            "inputs",
-            "derived",
-            "scenarios",
-            "constraints",
-            "parts",
-            "hints",
-            "insight",
-        )
-    )
-    template_id = top.get("id", str)
-    if not _ID.match(template_id):
-        raise top.error("id", f"{template_id!r} must look like family/slug (lowercase, digits, - and _)")
-    family = top.one_of("family", list(FAMILIES))
-    if template_id.split("/")[0] != family:
-        raise top.error("id", f"id {template_id!r} must start with its family {family!r}")
+    data = load_yaml(path, TemplateError, display=file)
+    where = Where(file, data, TemplateError)
+    question = decode(data, QuestionFile, where)
+    if not is_question_id(question.id):
+        raise where.error(f"{question.id!r} must be {ID_RULE}", "id")
+    if question.id.split("/")[0] != question.family:
+        raise where.error(f"{question.id!r} must start with its family {question.family!r}", "id")
     prompt_path = folder / PROMPT_FILE
-    if not prompt_path.is_file():
+    if not os.path.lexists(prompt_path):
         raise TemplateError(f"missing {PROMPT_FILE} beside {QUESTION_FILE}", file=file)
-    parameters = _parameters(top)
-    names = {p.name for p in parameters}
+    parameters = tuple(_parameter(name, fields, where) for name, fields in question.parameters.items())
     return Template(
-        id=template_id,
-        title=top.get("title", str),
-        family=family,
-        difficulty=top.one_of("difficulty", DIFFICULTIES),
-        tags=tuple(str(tag) for tag in top.get("tags", list, [])),
-        workload=top.one_of("workload", workload_names()),
+        id=question.id,
+        title=question.title,
+        family=question.family,
+        difficulty=question.difficulty,
+        tags=tuple(question.tags),
+        workload=question.workload,
         parameters=parameters,
-        scenario=_scenario(top, names),
-        inputs={key: top.child("inputs").expression(key) for key in top.get("inputs", dict, {})},
-        derived=_derived(top),
+        scenario=_scenario(question, {p.name: p.kind for p in parameters}, where),
+        inputs={key: _expression(where, text, "inputs", key) for key, text in question.inputs.items()},
+        derived=tuple(
+            Derived(
+                name,
+                _expression(where, fields.value, "derived", name, "value"),
+                fields.sig_figs,
+                where.line("derived", name) or 0,
+                fields.unit,
+            )
+            for name, fields in question.derived.items()
+        ),
         scenarios={
-            name: {key: top.child("scenarios").child(name).expression(key) for key in overrides}
-            for name, overrides in top.get("scenarios", dict, {}).items()
+            name: {key: _expression(where, text, "scenarios", name, key) for key, text in overrides.items()}
+            for name, overrides in question.scenarios.items()
         },
         constraints=tuple(
-            (top.expression("constraints", text), top.line_of("constraints") + index + 1)
-            for index, text in enumerate(top.get("constraints", list, []))
+            (_expression(where, text, "constraints", index), where.line("constraints", index) or 0)
+            for index, text in enumerate(question.constraints)
         ),
-        parts=_parts(top),
-        hints=tuple(str(hint) for hint in top.get("hints", list, [])),
-        insight=top.get("insight", str, ""),
-        prompt=prompt_path.read_text(encoding="utf-8"),
+        parts=_parts(question.parts, where),
+        hints=tuple(question.hints),
+        insight=question.insight,
+        prompt=read_text(prompt_path, TemplateError, display=str(Path(file).parent / PROMPT_FILE)),
         folder=folder,
         file=file,
-        override=top.get("override", bool, False),
-        lines=dict(top.data.key_lines) if isinstance(top.data, LineMap) else {},
+        override=question.override,
+        lines=dict(data.key_lines) if isinstance(data, LineMap) else {},
     )
 
 
-def _parameters(top: Fields) -> tuple[Parameter, ...]:
-    parameters = []
-    block = top.child("parameters") if "parameters" in top.data else None
-    for name in block.data if block else ():
-        assert block is not None
-        if not _NAME.match(name):
-            raise block.error(name, "parameter names are lowercase identifiers")
-        spec = block.child(name)
-        kinds = [kind for kind in ("chip", "model", "choice", "range") if kind in spec.data]
-        if len(kinds) != 1:
-            raise spec.error(None, "give exactly one of: chip, model, choice, range")
-        kind = kinds[0]
-        line = block.line_of(name)
-        if kind in ("chip", "model"):
-            spec.only((kind,))
-            where = spec.get(kind, dict) if spec.data[kind] is not None else {}
-            parameters.append(Parameter(name, kind, line, where=dict(where)))
-        elif kind == "choice":
-            spec.only(("choice",))
-            choices = spec.get("choice", list)
-            if not choices:
-                raise spec.error("choice", "needs at least one value")
-            parameters.append(Parameter(name, kind, line, choices=tuple(choices)))
-        else:
-            spec.only(("range", "log", "step", "sig_figs"))
-            bounds = spec.get("range", list)
-            if (
-                len(bounds) != 2
-                or not all(isinstance(b, int | float) for b in bounds)
-                or bounds[0] >= bounds[1]
-            ):
-                raise spec.error("range", "must be [low, high] with low < high")
-            if spec.get("log", bool, False) and bounds[0] <= 0:
-                raise spec.error("range", "a log range needs a positive low end")
-            step = spec.get("step", (int, float), None)
-            sig_figs = spec.get("sig_figs", int, None)
-            if (step is None) == (sig_figs is None):
-                raise spec.error(None, "give exactly one of step or sig_figs, so shown values are rounded")
-            parameters.append(
-                Parameter(
-                    name,
-                    kind,
-                    line,
-                    low=float(bounds[0]),
-                    high=float(bounds[1]),
-                    log=spec.get("log", bool, False),
-                    step=step,
-                    sig_figs=sig_figs,
-                )
-            )
-    return tuple(parameters)
+def _expression(where: Where, text: object, *path: str | int) -> Expression:
+    try:
+        return parse_expression(text, field="")
+    except TemplateError as exc:  # located only when it fails: most expressions are fine
+        raise where.error(exc.message, *path) from None
 
 
-def _scenario(top: Fields, names: set[str]) -> dict[str, Any]:
-    if "scenario" not in top.data:
+def _parameter(name: str, fields: ParameterFields, where: Where) -> Parameter:
+    path = ("parameters", name)
+    fields.check(where, *path)
+    line = where.line(*path) or 0
+    if fields.chip is not UNSET or fields.model is not UNSET:
+        kind = "chip" if fields.chip is not UNSET else "model"
+        filters = fields.chip if kind == "chip" else fields.model
+        return Parameter(name, kind, line, where=filters.given() if filters else {})
+    if fields.choice is not UNSET:
+        return Parameter(name, "choice", line, choices=tuple(fields.choice))
+    assert fields.range is not UNSET  # check() saw exactly one kind
+    low, high = fields.range
+    if low >= high:
+        raise where.error("must be [low, high] with low < high", *path, "range")
+    log = fields.log is True
+    if log and low <= 0:
+        raise where.error("a log range needs a positive low end", *path, "range")
+    if (fields.step is UNSET) == (fields.sig_figs is UNSET):
+        raise where.error("give exactly one of step or sig_figs, so shown values are rounded", *path)
+    return Parameter(
+        name,
+        "range",
+        line,
+        low=float(low),
+        high=float(high),
+        log=log,
+        step=None if fields.step is UNSET else fields.step,
+        sig_figs=None if fields.sig_figs is UNSET else fields.sig_figs,
+    )
+
+
+def _scenario(question: QuestionFile, kinds: dict[str, str], where: Where) -> dict[str, Any]:
+    if question.scenario is UNSET:
         return {}
-    block = top.child("scenario")
-    block.only(SCENARIO_KEYS)
+    scenario = question.scenario.given()
     for key in ("chip", "model"):
-        if key in block.data and block.data[key] not in names:
-            raise block.error(
-                key, f"must name a {key} parameter; parameters: {', '.join(sorted(names)) or 'none'}"
-            )
-    return dict(block.data)
+        if key in scenario and kinds.get(scenario[key]) != key:
+            named = ", ".join(name for name, kind in kinds.items() if kind == key) or "none"
+            raise where.error(f"must name a {key} parameter; {key} parameters: {named}", "scenario", key)
+    return scenario
 
 
-def _derived(top: Fields) -> tuple[Derived, ...]:
-    if "derived" not in top.data:
-        return ()
-    block = top.child("derived")
-    derived = []
-    for name in block.data:
-        spec = block.child(name)
-        spec.only(("value", "sig_figs", "unit"))
-        value = spec.expression("value")
-        unit = spec.get("unit", str, None)
-        derived.append(Derived(name, value, spec.get("sig_figs", int, 3), block.line_of(name), unit))
-    return tuple(derived)
-
-
-def _parts(top: Fields) -> tuple[Part, ...]:
-    entries = top.get("parts", list)
-    if not entries:
-        raise top.error("parts", "a question needs at least one part")
+def _parts(entries: list[PartFields], where: Where) -> tuple[Part, ...]:
     parts: list[Part] = []
-    for index, entry in enumerate(entries):
-        spec = Fields(entry, top.file, f"parts[{index}]", top.line_of("parts"))
-        spec.only(
-            (
-                "name",
-                "kind",
-                "prompt",
-                "answer",
-                "unit",
-                "tolerance",
-                "mistakes",
-                "choices",
-                "correct",
-                "sweep",
-                "mostly_one_answer",
-            )
-        )
-        name = spec.get("name", str)
-        if not _NAME.match(name) or name in {p.name for p in parts}:
-            raise spec.error("name", f"{name!r} must be a unique lowercase identifier")
-        kind = spec.one_of("kind", PART_KINDS)
-        common = {"name": name, "kind": kind, "prompt": spec.get("prompt", str), "line": spec.line or 0}
-        if kind == "numeric":
-            if "answer" not in spec.data:
-                raise spec.error(None, f"missing required field {spec.dotted('answer')!r}")
-            answer = spec.expression("answer")
-            unit = spec.get("unit", str)
-            parts.append(
-                Part(**common, answer=answer, unit=unit, tolerance=_tolerance(spec), mistakes=_mistakes(spec))
-            )
+    for index, fields in enumerate(entries):
+        path = ("parts", index)
+        if fields.name in {p.name for p in parts}:
+            raise where.error(f"{fields.name!r} is already the name of another part", *path, "name")
+        for other in ("answer", "unit", "tolerance", "choices", "correct", "sweep", "mostly_one_answer"):
+            if getattr(fields, other) is not UNSET and other not in _KIND_FIELDS[fields.kind]:
+                raise where.error(f"a {fields.kind} part takes no {other}", *path, other)
+        if fields.mistakes and "mistakes" not in _KIND_FIELDS[fields.kind]:
+            raise where.error(f"a {fields.kind} part takes no mistakes", *path, "mistakes")
+        common: dict[str, Any] = {
+            "name": fields.name,
+            "kind": fields.kind,
+            "prompt": fields.prompt,
+            "line": where.line(*path) or 0,
+        }
+        if fields.mostly_one_answer is not UNSET:
+            common["mostly_one_answer"] = fields.mostly_one_answer
+        if fields.kind == "numeric":
+            parts.append(_numeric_part(fields, common, where, path))
+        elif fields.kind == "choice":
+            parts.append(_choice_part(fields, common, where, path))
         else:
-            if "mostly_one_answer" in spec.data:
-                common["mostly_one_answer"] = spec.get("mostly_one_answer", str)
-            parts.append(_choice_part(spec, common) if kind == "choice" else _multi_part(spec, common))
+            parts.append(_multi_part(fields, common, where, path))
     return tuple(parts)
 
 
-def _tolerance(spec: Fields) -> tuple[str, float]:
-    if "tolerance" not in spec.data:
-        return DEFAULT_TOLERANCE
-    block = spec.child("tolerance")
-    block.only(TOLERANCE_KINDS)
-    if len(block.data) != 1:
-        raise block.error(None, f"give exactly one of: {', '.join(TOLERANCE_KINDS)}")
-    kind = next(iter(block.data))
-    value = block.get(kind, (int, float))
-    if value <= 0 or (kind == "relative" and value >= 1) or (kind == "sig_figs" and value != int(value)):
-        raise block.error(kind, "must be positive (relative below 1, sig_figs a whole number)")
-    return kind, float(value)
+def _required(fields: PartFields, name: str, where: Where, path: tuple[str | int, ...]) -> Any:
+    value = getattr(fields, name)
+    if value is UNSET:
+        raise where.absent(f"a {fields.kind} part needs {name}", name, *path)
+    return value
 
 
-def _mistakes(spec: Fields) -> tuple[str, ...]:
-    ids = tuple(str(m) for m in spec.get("mistakes", list, []))
-    for mistake_id in ids:
-        if mistake_id not in CATALOGUE:
-            raise spec.error("mistakes", f"unknown mistake {mistake_id!r}; known: {', '.join(CATALOGUE)}")
-    return ids
+def _numeric_part(
+    fields: PartFields, common: dict[str, Any], where: Where, path: tuple[str | int, ...]
+) -> Part:
+    answer = _expression(where, _required(fields, "answer", where, path), *path, "answer")
+    unit = _required(fields, "unit", where, path)
+    tolerance = DEFAULT_TOLERANCE
+    if fields.tolerance is not UNSET:
+        fields.tolerance.check(where, *path, "tolerance")
+        ((kind, value),) = fields.tolerance.given().items()
+        tolerance = (kind, float(value))
+    return Part(**common, answer=answer, unit=unit, tolerance=tolerance, mistakes=tuple(fields.mistakes))
 
 
-def _choice_part(spec: Fields, common: dict[str, Any]) -> Part:
-    choices = tuple(str(c) for c in spec.get("choices", list, []))
-    if ("answer" in spec.data) == ("correct" in spec.data):
-        raise spec.error(
-            None, "a choice part needs exactly one of answer (a labelled quantity) or correct (a choice)"
+def _choice_part(
+    fields: PartFields, common: dict[str, Any], where: Where, path: tuple[str | int, ...]
+) -> Part:
+    choices = tuple(fields.choices or ())
+    if (fields.answer is UNSET) == (fields.correct is UNSET):
+        raise where.error(
+            "a choice part needs exactly one of answer (a labelled quantity) or correct (a choice)", *path
         )
-    if "correct" in spec.data:
-        correct = spec.get("correct", str)
-        if correct not in choices:
-            raise spec.error("correct", f"{correct!r} is not one of the choices: {', '.join(choices)}")
-        return Part(**common, choices=choices, correct=(correct,))
-    return Part(**common, answer=spec.expression("answer"), choices=choices)
+    if fields.correct is UNSET:
+        return Part(**common, answer=_expression(where, fields.answer, *path, "answer"), choices=choices)
+    if not isinstance(fields.correct, str):
+        raise where.error("a choice part has one correct choice, not a list", *path, "correct")
+    if fields.correct not in choices:
+        raise where.error(
+            f"{fields.correct!r} is not one of the choices: {', '.join(choices)}", *path, "correct"
+        )
+    return Part(**common, choices=choices, correct=(fields.correct,))
 
 
-def _multi_part(spec: Fields, common: dict[str, Any]) -> Part:
-    if "sweep" in spec.data:
-        sweep = spec.child("sweep")
-        sweep.only(("input", "values", "unit"))
-        values = sweep.get("values", list)
-        if not values or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
-            raise sweep.error("values", "must be a non-empty list of numbers")
-        if "answer" not in spec.data:
-            raise spec.error(None, "a sweep needs answer: a yes/no quantity that marks the right options")
+def _multi_part(
+    fields: PartFields, common: dict[str, Any], where: Where, path: tuple[str | int, ...]
+) -> Part:
+    if fields.sweep is not UNSET:
+        answer = _required(fields, "answer", where, path)
         return Part(
             **common,
-            answer=spec.expression("answer"),
-            sweep=sweep.get("input", str),
-            sweep_values=tuple(float(v) for v in values),
-            sweep_unit=sweep.get("unit", str, "1"),
+            answer=_expression(where, answer, *path, "answer"),
+            sweep=fields.sweep.input,
+            sweep_values=tuple(float(v) for v in fields.sweep.values),
+            sweep_unit=fields.sweep.unit,
         )
-    choices = tuple(str(c) for c in spec.get("choices", list))
-    correct = tuple(str(c) for c in spec.get("correct", list))
+    choices = tuple(_required(fields, "choices", where, path))
+    correct = _required(fields, "correct", where, path)
+    if isinstance(correct, str):
+        raise where.error("a multi part's correct is a list of choices", *path, "correct")
     for label in correct:
         if label not in choices:
-            raise spec.error("correct", f"{label!r} is not one of the choices")
-    return Part(**common, choices=choices, correct=correct)
+            raise where.error(f"{label!r} is not one of the choices", *path, "correct")
+    return Part(**common, choices=choices, correct=tuple(correct))
