@@ -206,7 +206,8 @@ def test_the_cached_book_equals_the_one_built_from_yaml(tmp_path: Path) -> None:
         ),
         (
             GOOD_CHIP.replace("unit: GB, source: me}", "unit: GB, sauce: me}"),
-            r"mine.yaml:7: chips.my-chip.memory.sauce: unknown field; allowed: value, source, unit, note, sparse$",
+            r"mine.yaml:7: chips.my-chip.memory.sauce: unknown field; "
+            r"allowed: value, source, unit, note, sparse$",
         ),
         (GOOD_CHIP + "gpus: {}\n", r"mine.yaml:9: gpus: unknown field; allowed: chips, models$"),
         (
