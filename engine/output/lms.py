@@ -88,6 +88,6 @@ def accepted_range(part: ProblemPart) -> tuple[float, float]:
 
 
 def plain_number(value: float) -> str:
-    """A number as LMS importers read it: ten significant digits (well inside every tolerance),
-    decimal digits only, no exponent, no thousands separators."""
-    return format(Decimal(f"{float(value):.10g}").normalize(), "f")
+    """A number as LMS importers read it: the float exactly (shortest round-trip digits), decimal
+    digits only, no exponent, no thousands separators."""
+    return format(Decimal(repr(float(value))).normalize(), "f")

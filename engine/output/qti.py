@@ -71,7 +71,13 @@ def item(problem: Problem, index: int, part: ProblemPart) -> ET.Element:
     kind = {"numeric": "numerical_question", "choice": "multiple_choice_question"}.get(
         part.kind, "multiple_answers_question"
     )
-    _fields(ET.SubElement(element, "itemmetadata"), question_type=kind, points_possible="1.0")
+    variant = f"{problem.id}#{problem.seed}"  # for the instructor; Canvas ignores fields it does not know
+    _fields(
+        ET.SubElement(element, "itemmetadata"),
+        question_type=kind,
+        points_possible="1.0",
+        perfdrill_variant=variant,
+    )
     presentation = ET.SubElement(element, "presentation")
     _material(presentation, markdown_html(problem.prompt) + part_html(index, part))
     processing = ET.SubElement(element, "resprocessing")
