@@ -12,6 +12,7 @@ import io
 import json
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from itertools import islice
 from pathlib import Path
@@ -31,12 +32,6 @@ def unprintable(text: str) -> str:
     in Unicode's East Asian Width), each once; they would print as empty boxes."""
     wide = dict.fromkeys(c for c in text if unicodedata.east_asian_width(c) in ("W", "F"))
     return "".join(wide)
-
-
-def _pieces(section: Section) -> Iterator[list[dict[str, Any]]]:
-    entries = iter(section.entries)
-    while chunk := list(islice(entries, PIECE)):
-        yield chunk
 
 
 @cache
@@ -69,6 +64,23 @@ def _forget_layouts() -> None:
         _compiler(EMPTY).compile(format="pdf")
 
 
+def _pieces(sections: Iterable[Section]) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """(section meta, entries) of each piece, built as they are asked for."""
+    for section in sections:
+        entries, done = iter(section.entries), 0
+        while chunk := list(islice(entries, PIECE)):
+            done += len(chunk)
+            yield {**section.meta(), "first": done == len(chunk), "last": done >= section.total}, chunk
+
+
+def _typeset(piece: dict[str, Any], stamp: datetime.datetime) -> Any:
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(_compile(piece, stamp)))
+    _forget_layouts()
+    return reader
+
+
 def render_pdf(
     head: dict[str, Any],
     sections: Iterable[Section],
@@ -78,30 +90,27 @@ def render_pdf(
     """Lay out `sections` (each starting at its own page 1) and write one PDF to `out`.
 
     System fonts are ignored and the date is the PDF timestamp, so the same set gives the same
-    bytes on any machine. `checkpoint` runs between pieces (the CLI stops there on Ctrl+C).
-    Returns the number of pages.
+    bytes on any machine. Typst lays out one piece in a worker thread (it releases the GIL)
+    while the next piece's problems are generated. `checkpoint` runs between pieces (the CLI
+    stops there on Ctrl+C). Returns the number of pages.
     """
     import pypdf
 
     stamp = datetime.datetime.strptime(head["date"], "%Y-%m-%d").replace(tzinfo=datetime.UTC)
     writer = pypdf.PdfWriter()
-    for section in sections:
-        page, first = 1, True
-        chunks = _pieces(section)
-        chunk = next(chunks, [])
-        while True:
-            following = next(chunks, None)
+    pending: Future[Any] | None = None
+    start = pages = 0
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="typst") as typesetter:
+        for meta, chunk in _pieces(sections):
             checkpoint()
-            meta = {**section.meta(), "first": first, "last": following is None, "page_start": page}
-            reader = pypdf.PdfReader(
-                io.BytesIO(_compile({"head": head, "section": meta, "entries": chunk}, stamp))
-            )
-            writer.append(reader, import_outline=True)
-            _forget_layouts()
-            page += len(reader.pages)
-            if following is None:
-                break
-            chunk, first = following, False
+            if pending is not None:
+                pages = len(pending.result().pages)
+                writer.append(pending.result(), import_outline=True)
+            start = 1 if meta["first"] else start + pages
+            piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
+            pending = typesetter.submit(_typeset, piece, stamp)
+        if pending is not None:
+            writer.append(pending.result(), import_outline=True)
     checkpoint()
     writer.add_metadata({"/Title": head["title"], "/Producer": "perfdrill (typst, pypdf)"})
     writer.add_metadata({"/CreationDate": stamp.strftime("D:%Y%m%d%H%M%S+00'00'")})

@@ -15,6 +15,7 @@ from perfdrill.engine.model.units import format_quantity
 from perfdrill.engine.problems.roofline_view import RooflineView
 
 MARKERS = ("circle", "square", "triangle", "diamond")
+DASHES = ("solid", "dashed", "dash-dotted", "dotted")  # the variant's own roof, then each what-if
 _MIN_TICKS = 4  # fewer labelled values than this and a reader cannot interpolate on a log axis
 _STEPS = ((1,), (1, 3), (1, 2, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9))
 
@@ -77,7 +78,7 @@ def roofline_plot(view: RooflineView, title: str, names: Mapping[str, str], chip
         roofs.append(
             {
                 "points": [[x(a), y(b)] for a, b in corners],
-                "dashed": index > 0,
+                "dash": DASHES[min(index, len(DASHES) - 1)],
                 "label": f"{label}: {format_quantity(roof.peak_flops, 'FLOP/s', digits=3)}, ridge at "
                 f"{format_quantity(roof.ridge_point, 'FLOP/byte', digits=3)}",
             }
