@@ -103,12 +103,13 @@ def render_pdf(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="typst") as typesetter:
         for meta, chunk in _pieces(sections):
             checkpoint()
-            if pending is not None:
-                pages = len(pending.result().pages)
-                writer.append(pending.result(), import_outline=True)
+            previous = pending.result() if pending is not None else None
+            pages = len(previous.pages) if previous is not None else 0
             start = 1 if meta["first"] else start + pages
             piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
-            pending = typesetter.submit(_typeset, piece, stamp)
+            pending = typesetter.submit(_typeset, piece, stamp)  # typst starts before the join below
+            if previous is not None:
+                writer.append(previous, import_outline=True)
         if pending is not None:
             writer.append(pending.result(), import_outline=True)
     checkpoint()
