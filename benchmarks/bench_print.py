@@ -1,12 +1,13 @@
-"""A 50-problem PDF with its answer key and roofline plots, timed as a user runs it.
+"""Printed sets at scale, timed as a user runs them: a new process per run, its peak memory read
+from the kernel's accounting of that process (os.wait4), reported against a 100-problem run.
 
-python benchmarks/bench_print.py [--runs 3]
+python benchmarks/bench_print.py [--runs 1] [--sizes 100 1000] [--markdown 100 10000 100000]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import os
 import subprocess
 import sys
 import tempfile
@@ -15,30 +16,49 @@ from pathlib import Path
 
 import pypdf
 
+PDF_TARGET = (15.0, 500)  # seconds and MB for 1,000 problems with their key
 
-def one_run(target: Path, fmt: str) -> float:
+
+def run(count: int, fmt: str, target: Path) -> tuple[float, float]:
+    """(seconds, peak resident MB) of one `perfdrill generate` process."""
+    command = [sys.executable, "-m", "perfdrill", "generate", "--count", str(count), "--seed", "1",
+               "--format", fmt, "--answers", "key", "--date", "2026-11-22", "-o", str(target)]  # fmt: skip
     start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "perfdrill", "generate", "--count", "50", "--seed", "1", "--format", fmt,
-         "--answers", "key", "--date", "2026-11-22", "-o", str(target)],
-        check=True,
-    )  # fmt: skip
-    return time.perf_counter() - start
+    process = subprocess.Popen(command)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"{' '.join(command)} failed with status {status}")
+    return elapsed, usage.ru_maxrss / 1024  # Linux reports kilobytes
+
+
+def table(fmt: str, sizes: list[int], runs: int, folder: Path) -> None:
+    base: tuple[float, float] | None = None
+    print(f"\n{fmt}: problems | seconds (best of {runs}) | peak MB | time, memory ÷ the first size's")
+    for count in sizes:
+        target = folder / f"set.{fmt}"
+        results = [run(count, fmt, target) for _ in range(runs)]
+        seconds, peak = min(r[0] for r in results), max(r[1] for r in results)
+        base = base or (seconds, peak)
+        extra = f", {len(pypdf.PdfReader(target).pages)} pages" if fmt == "pdf" else ""
+        ratios = f"×{seconds / base[0]:5.1f} | ×{peak / base[1]:4.2f}"
+        print(f"  {count:>7,} | {seconds:7.2f} s | {peak:6.0f} MB | {ratios}{extra}")
+        if fmt == "pdf" and count == 1000:
+            verdict = "met" if seconds < PDF_TARGET[0] and peak < PDF_TARGET[1] else "MISSED"
+            print(f"  target for 1,000: < {PDF_TARGET[0]:.0f} s, < {PDF_TARGET[1]} MB: {verdict}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--sizes", type=int, nargs="*", default=[100, 1000])
+    parser.add_argument("--markdown", type=int, nargs="*", default=[100, 10_000, 100_000])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / "set.pdf"
-        pdf_times = [one_run(target, "pdf") for _ in range(args.runs)]
-        pages = len(pypdf.PdfReader(target).pages)
-        html_times = [one_run(Path(folder) / "set.html", "html") for _ in range(args.runs)]
-    print(f"50 problems with key and plots, {args.runs} runs each, new process per run")
-    pdf_median, html_median = statistics.median(pdf_times), statistics.median(html_times)
-    print(f"PDF:  median {pdf_median:.2f} s, max {max(pdf_times):.2f} s, {pages} pages (target 10 s)")
-    print(f"HTML: median {html_median:.2f} s, max {max(html_times):.2f} s")
+        table("pdf", args.sizes, args.runs, Path(folder))
+        table("html", args.sizes, args.runs, Path(folder))
+        if args.markdown:
+            table("md", args.markdown, args.runs, Path(folder))
 
 
 if __name__ == "__main__":

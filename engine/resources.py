@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
+import stat
 import tempfile
+from collections.abc import Iterator
 from importlib.resources import files
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 T = TypeVar("T")
 
@@ -30,17 +35,67 @@ def user_data_dir() -> Path:
     return user_data_path("perfdrill", appauthor=False)
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write through a temporary file and rename, so a reader never sees half a file.
+def _umask() -> int:
+    """The process umask, read without changing it where Linux reports it (threads may be running)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
-    A target that exists but is not a regular file (`-o /dev/null`, a pipe) is written to directly:
-    renaming over it would replace the device with a file.
-    """
-    if path.exists() and not path.is_file():
-        with open(path, "wb") as out:
-            out.write(data)
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl+C waits until the block ends, so a rename or a clean-up is never cut in half."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
         return
-    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(handle, "wb") as out:
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path) -> Iterator[BinaryIO]:
+    """A binary file whose bytes replace `path` only if the block finishes without an exception.
+
+    Everything that can be checked is checked on entry, before the caller does any work: a
+    missing folder, a folder as the target, a read-only place and a full device raise OSError.
+    A symlink is written through (the file it points to is replaced; the link stays). A new file
+    gets the umask's mode and an existing one keeps its mode. Any exception, KeyboardInterrupt
+    included, removes the temporary file and leaves the old file as it was. A target that exists
+    but is not a regular file (`-o /dev/null`, a pipe) is written to directly: renaming over it
+    would replace the device with a file.
+    """
+    target = Path(os.path.realpath(path))
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
+    if target.exists() and not target.is_file():
+        with open(target, "wb", buffering=0) as device:
+            os.write(device.fileno(), b"")  # an empty write reports a full device (/dev/full) now
+            yield device
+        return
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            yield out
+            out.flush()
+            os.fchmod(out.fileno(), mode)
+        with _signals_held():
+            os.replace(temporary, target)
+    except BaseException:
+        with _signals_held(), contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through `atomic_output`: a reader never sees half a file."""
+    with atomic_output(path) as out:
         out.write(data)
-    os.replace(temporary, path)

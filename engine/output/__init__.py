@@ -1,33 +1,54 @@
-"""Problem sets as Markdown, JSON, HTML and PDF, with plots and spec tables.
+"""Problem sets as Markdown, JSON, HTML and PDF, and question pools for Moodle and Canvas (QTI).
 
-Markdown and JSON come straight from `Problem`s; HTML and PDF render one document model
-(`set_document`), so the two printed formats cannot drift apart.
+Markdown and JSON stream straight from `Problem`s; HTML and PDF render one document model
+(`document`, `sections`), so the two printed formats cannot drift apart. Versions are parallel
+forms (`ParallelSet`); students see opaque problem codes and only keys map them to variants.
 """
 
-from perfdrill.engine.output.document import PrintOptions, set_document, version_label
+from perfdrill.engine.output.document import PrintOptions, document_head, running_title
 from perfdrill.engine.output.html import render_html
+from perfdrill.engine.output.lms import Pool
 from perfdrill.engine.output.markdown import (
     ANSWER_MODES,
     answers_markdown,
     explanation_markdown,
+    json_items,
     problem_json,
-    set_markdown,
+    write_json,
+    write_markdown_version,
 )
-from perfdrill.engine.output.pdf import render_pdf
+from perfdrill.engine.output.pdf import render_pdf, unprintable
+from perfdrill.engine.output.sections import Section, combined_sections, key_section, problems_section
 from perfdrill.engine.output.spec_facts import SpecRow, SpecTable, spec_tables
+from perfdrill.engine.output.versions import ParallelSet, Slot, problem_code, version_label, version_letter
+from perfdrill.engine.resources import atomic_output
 
 __all__ = [
     "ANSWER_MODES",
+    "ParallelSet",
+    "Pool",
     "PrintOptions",
+    "Section",
+    "Slot",
     "SpecRow",
     "SpecTable",
     "answers_markdown",
+    "atomic_output",
+    "combined_sections",
+    "document_head",
     "explanation_markdown",
+    "json_items",
+    "key_section",
+    "problem_code",
     "problem_json",
+    "problems_section",
     "render_html",
     "render_pdf",
-    "set_document",
-    "set_markdown",
+    "running_title",
     "spec_tables",
+    "unprintable",
     "version_label",
+    "version_letter",
+    "write_json",
+    "write_markdown_version",
 ]

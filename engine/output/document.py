@@ -1,21 +1,26 @@
-"""A printable problem set as plain data: versions, problems, spec tables, parts, keys and plots.
+"""A printable problem set as plain data: student entries, key entries, sections and plots.
 
 The PDF (Typst) and HTML writers both render this one model, so the two formats cannot drift
-apart, and every number in it comes from the engine's Problem objects.
+apart, and every number in it comes from the engine's Problem objects. Student entries carry an
+opaque code and never the template id or a seed; only key entries map codes to (id, seed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from perfdrill.engine.model.evaluation import INPUTS
+from perfdrill.engine.model.explain import display
 from perfdrill.engine.output.blocks import blocks
 from perfdrill.engine.output.markdown import explanation_markdown, letter, lettered
-from perfdrill.engine.output.plots import roofline_svg
+from perfdrill.engine.output.plots import roofline_plot
 from perfdrill.engine.output.spec_facts import spec_tables
+from perfdrill.engine.output.versions import Slot
 from perfdrill.engine.problems.generation import Problem, ProblemPart
 from perfdrill.engine.problems.templates import FAMILIES
+
+RUNNING_TITLE = 60  # characters of the title a page header repeats; the first page has it all
 
 
 @dataclass(frozen=True)
@@ -24,63 +29,129 @@ class PrintOptions:
     date: str  # as printed in the header, e.g. 2026-11-22
     seed: int
     answers: str  # key | inline | none
-    answer_space: int = 0  # blank lines left under each part
+    answer_space: int = 0  # blank lines left under each numeric part
     one_per_page: bool = False
     plots: bool = True
 
 
-def version_label(index: int, count: int) -> str:
-    return f"Version {chr(ord('A') + index)}" if count > 1 else ""
+def running_title(title: str) -> str:
+    """The title as a page header repeats it: one line, cut with an ellipsis when long."""
+    flat = " ".join(title.split())
+    return flat if len(flat) <= RUNNING_TITLE else flat[: RUNNING_TITLE - 1].rstrip() + "…"
 
 
-def _part(index: int, part: ProblemPart) -> dict[str, Any]:
-    unit = part.unit if part.kind == "numeric" and part.unit not in ("", "1") else ""
-    return {
+def reproduce_command(problem: Problem) -> str:
+    """What an instructor types to see this variant again, with its key."""
+    return f"perfdrill preview {problem.id} --seed {problem.seed}"
+
+
+def _part(index: int, part: ProblemPart, inline: bool) -> dict[str, Any]:
+    entry: dict[str, Any] = {
         "label": letter(index),
         "prompt": part.prompt,
-        "unit": unit,
+        "kind": part.kind,
+        "unit": part.unit if part.kind == "numeric" and part.unit not in ("", "1") else "",
         "choices": [f"{letter(i)}. {choice}" for i, choice in enumerate(part.choices)],
         "select_all": part.kind == "multi",
-        "answer": part.shown_answer if part.kind == "numeric" else lettered(part, part.correct),
     }
+    if inline:
+        entry["answer"] = answer_text(part)
+    return entry
 
 
-def _problem(number: int, problem: Problem, plots: bool) -> dict[str, Any]:
-    template = problem.template
-    tables = spec_tables(problem.chips, problem.models)
-    view = problem.roofline if plots else None
-    return {
-        "number": number,
+def answer_text(part: ProblemPart) -> str:
+    return part.shown_answer if part.kind == "numeric" else lettered(part, part.correct)
+
+
+def problem_entry(slot: Slot, *, inline: bool) -> dict[str, Any]:
+    """What a student sees of one problem; with `inline`, its answers and derivation too."""
+    problem, template = slot.problem, slot.problem.template
+    entry: dict[str, Any] = {
+        "number": slot.number,
+        "code": slot.code,
         "title": template.title,
-        "meta": f"{FAMILIES[template.family]} · {template.difficulty} · {problem.id} · seed {problem.seed}",
+        "meta": f"{FAMILIES[template.family]} · {template.difficulty} · problem {slot.code}",
         "specs": [
             {
                 "title": table.title,
                 "rows": [[row.fact, row.value] for row in table.rows],
                 "sources": sorted({row.source for row in table.rows if row.source} | {table.source} - {""}),
             }
-            for table in tables
+            for table in spec_tables(problem.chips, problem.models)
         ],
         "prompt": blocks(problem.prompt),
-        "parts": [_part(i, part) for i, part in enumerate(problem.parts)],
+        "parts": [_part(i, part, inline) for i, part in enumerate(problem.parts)],
+    }
+    return entry
+
+
+def key_entry(slot: Slot, options: PrintOptions) -> dict[str, Any]:
+    """The key to one problem: its code's (template id, seed), answers, derivation and plot."""
+    problem = slot.problem
+    view = problem.roofline if options.plots else None
+    return {
+        "number": slot.number,
+        "code": slot.code,
+        "title": problem.template.title,
+        "ref": f"{problem.id} · seed {problem.seed}",
+        "command": reproduce_command(problem),
+        "answers": [[letter(i), answer_text(part)] for i, part in enumerate(problem.parts)],
         "explanation": blocks(explanation_markdown(problem)),
-        "plot": roofline_svg(view) if view is not None else None,
+        "plot": None
+        if view is None
+        else roofline_plot(view, plot_title(problem), scenario_names(problem), _chip_name(problem)),
     }
 
 
-def set_document(versions: Sequence[Sequence[Problem]], options: PrintOptions) -> dict[str, Any]:
+def _scenario_value(problem: Problem, key: str, default: Any) -> Any:
+    value = problem.template.scenario.get(key, default)
+    return problem.variant.params.get(value, value) if isinstance(value, str) else value
+
+
+def _chip_name(problem: Problem) -> str:
+    chip = _scenario_value(problem, "chip", None)
+    return str(getattr(chip, "name", "chip"))
+
+
+def plot_title(problem: Problem) -> str:
+    """The chip and the dtype its roof is for, e.g. "H100 SXM · bf16 dense peak"."""
+    chips = int(_scenario_value(problem, "chips", 1))
+    count = f"{chips} × " if chips > 1 else ""
+    return f"{count}{_chip_name(problem)} · {_scenario_value(problem, 'dtype', 'bf16')} dense peak"
+
+
+def _nice_ratio(ratio: float) -> str | None:
+    for candidate in (ratio, 1 / ratio):
+        if abs(candidate - round(candidate)) < 1e-6 and round(candidate) > 1:
+            return f"×{ratio:g}" if candidate == ratio else f"÷{round(candidate)}"
+    return None
+
+
+def scenario_names(problem: Problem) -> dict[str, str]:
+    """Each what-if scenario as a person reads it, e.g. "what-if: memory bandwidth of one chip ×2"."""
+    variant, workload = problem.variant, problem.template.workload
+    names = {}
+    for scope, overrides in problem.template.scenarios.items():
+        before, after = variant.values(None), variant.values(scope)
+        changes = []
+        for name in overrides:
+            meaning = INPUTS[name][1] if name in INPUTS else name
+            old, new = before.get(name), after.get(name)
+            ratio = _nice_ratio(new / old) if isinstance(old, float | int) and old and new else None
+            changes.append(f"{meaning} {ratio}" if ratio else f"{meaning} = {display(workload, name, new)}")
+        names[scope] = "what-if: " + ", ".join(changes)
+    return names
+
+
+def document_head(options: PrintOptions, versions: int) -> dict[str, Any]:
+    """What every page of the set shares: titles, date, and how answers and space are laid out."""
     return {
         "title": options.title,
+        "running_title": running_title(options.title),
         "date": options.date,
         "seed": options.seed,
+        "versions": versions,
         "answers": options.answers,
         "answer_space": options.answer_space,
         "one_per_page": options.one_per_page,
-        "versions": [
-            {
-                "label": version_label(index, len(versions)),
-                "problems": [_problem(n + 1, p, options.plots) for n, p in enumerate(problems)],
-            }
-            for index, problems in enumerate(versions)
-        ],
     }

@@ -1,16 +1,19 @@
 """Problem sets as one standalone HTML file: inline CSS and SVG plots, no scripts, no CDN.
 
 The page is rendered by Jinja2 with autoescaping on, so every string from a template or a spec
-reaches the page as text; only perfdrill's own matplotlib SVG is inserted as markup.
+reaches the page as text. It is written as it is rendered, one problem at a time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import jinja2
+
+from perfdrill.engine.output.sections import Section
 
 _FOLDER = Path(__file__).resolve().parent / "templates"
 
@@ -23,5 +26,8 @@ def _template() -> jinja2.Template:
     return environment.get_template("set.html.j2")
 
 
-def render_html(document: dict[str, Any]) -> str:
-    return _template().render(doc=document) + "\n"
+def render_html(head: dict[str, Any], sections: Iterable[Section], out: BinaryIO) -> None:
+    """Write the page for `sections` to `out` as it renders: memory stays flat for any set."""
+    for text in _template().generate(head=head, sections=sections):
+        out.write(text.encode())
+    out.write(b"\n")

@@ -1,11 +1,21 @@
-"""Problem sets as Markdown and JSON. The same Problem objects feed the TUI and printed sets, so
-every number here comes from the engine, formatted in one place."""
+"""Problem sets as Markdown and JSON, written one problem at a time. The same Problem objects feed
+the TUI and printed sets, so every number here comes from the engine, formatted in one place.
+
+Student text names each problem by its opaque code; only the key (and JSON that carries answers)
+gives the template id and seed. Memory stays flat for any count: a version's key is spooled to a
+temporary file while its problems are written, then appended.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import contextlib
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 
+from perfdrill.engine.output.versions import ParallelSet, Slot, version_label
 from perfdrill.engine.problems.answers import letter, lettered
 from perfdrill.engine.problems.generation import Problem, ProblemPart
 from perfdrill.engine.problems.templates import FAMILIES
@@ -61,8 +71,8 @@ def part_markdown(index: int, part: ProblemPart) -> str:
     unit = f" *[{part.unit}]*" if part.kind == "numeric" and part.unit not in ("", "1") else ""
     text = f"**({letter(index)})** {part.prompt}{unit}"
     if part.kind != "numeric":
-        note = " *(select all that apply)*" if part.kind == "multi" else ""
-        options = "  \n".join(f"&nbsp;&nbsp;{letter(i)}. {choice}" for i, choice in enumerate(part.choices))
+        note = " *(select all that apply)*" if part.kind == "multi" else " *(choose one)*"
+        options = "  \n".join(f"&nbsp;&nbsp;☐ {letter(i)}. {choice}" for i, choice in enumerate(part.choices))
         text += f"{note}  \n{options}"
     return text
 
@@ -77,23 +87,94 @@ def answers_markdown(problem: Problem) -> str:
     return "  \n".join(lines) + "\n\n" + explanation_markdown(problem)
 
 
-def problem_markdown(number: int, problem: Problem, *, inline_answer: bool) -> str:
-    template = problem.template
+def _reference(problem: Problem) -> str:
+    return f"*`{problem.id}` · seed {problem.seed} · `perfdrill preview {problem.id} --seed {problem.seed}`*"
+
+
+def problem_markdown(slot: Slot, *, inline_answer: bool) -> str:
+    """One problem as a student reads it: its code, never its template id or seed."""
+    problem, template = slot.problem, slot.problem.template
     header = (
-        f"## {number}. {template.title}\n\n"
-        f"*{FAMILIES[template.family]} · {template.difficulty} · `{problem.id}` seed {problem.seed}*"
+        f"## {slot.number}. {template.title}\n\n"
+        f"*{FAMILIES[template.family]} · {template.difficulty} · problem {slot.code}*"
     )
     body = "\n\n".join(part_markdown(i, part) for i, part in enumerate(problem.parts))
     text = f"{header}\n\n{problem.prompt}\n\n{body}\n"
     if inline_answer:
-        text += f"\n<details><summary>Answer</summary>\n\n{answers_markdown(problem)}\n\n</details>\n"
+        answer = f"{_reference(problem)}\n\n{answers_markdown(problem)}"
+        text += f"\n<details><summary>Answer</summary>\n\n{answer}\n\n</details>\n"
     return text
 
 
-def set_markdown(problems: Sequence[Problem], *, title: str, date: str, seed: int, answers: str) -> str:
-    out = [f"# {title}\n\n*{date} · seed {seed} · {len(problems)} problems*\n"]
-    out += [problem_markdown(i + 1, p, inline_answer=answers == "inline") for i, p in enumerate(problems)]
-    if answers == "key":
-        out.append("---\n\n# Answer key\n")
-        out += [f"## {i + 1}. {p.template.title}\n\n{answers_markdown(p)}\n" for i, p in enumerate(problems)]
-    return "\n".join(out)
+def key_markdown(slot: Slot) -> str:
+    """One problem's key: code, template id and seed, answers and derivation."""
+    problem = slot.problem
+    return (
+        f"## {slot.number}. {problem.template.title} · problem {slot.code}\n\n"
+        f"{_reference(problem)}\n\n{answers_markdown(problem)}\n"
+    )
+
+
+def _title(pset: ParallelSet, version: int, title: str) -> str:
+    return " — ".join(filter(None, [title, version_label(version, pset.versions)]))
+
+
+def key_header(pset: ParallelSet, version: int, title: str, seed: int) -> str:
+    return (
+        f"# Answer key: {_title(pset, version, title)}\n\n*set seed {seed} · each problem's code maps to "
+        "its template and seed; `perfdrill preview ID --seed SEED` shows that variant again*\n\n"
+    )
+
+
+def write_markdown_version(
+    pset: ParallelSet,
+    version: int,
+    out: BinaryIO,
+    *,
+    title: str,
+    date: str,
+    answers: str,
+    key: BinaryIO | None,
+) -> None:
+    """Version `version` as Markdown into `out`; with a `key` file, its key goes there instead of
+    after the problems (`answers` "key" with no `key` file: the key follows the problems)."""
+    out.write(f"# {_title(pset, version, title)}\n\n*{date} · {pset.count} problems*\n\n".encode())
+    with contextlib.ExitStack() as stack:
+        spool = key
+        if spool is None and answers == "key":
+            spool = stack.enter_context(tempfile.TemporaryFile())  # deleted however the run ends
+        if spool is not None:
+            spool.write(key_header(pset, version, title, pset.seed).encode())
+        for slot in pset.slots(version):
+            out.write((problem_markdown(slot, inline_answer=answers == "inline") + "\n").encode())
+            if spool is not None:
+                spool.write((key_markdown(slot) + "\n").encode())
+        if spool is not None and key is None:
+            out.write(b"---\n\n")
+            spool.seek(0)
+            shutil.copyfileobj(spool, out)
+
+
+def json_items(pset: ParallelSet, answers: str) -> Iterator[dict[str, Any]]:
+    """Every problem of every version as JSON data. Without answers, the template id and seed go
+    too, since `perfdrill preview` would give the answers back."""
+    for version in range(pset.versions):
+        for slot in pset.slots(version):
+            item = {"code": slot.code, "number": slot.number, **problem_json(slot.problem)}
+            if pset.versions > 1:
+                item["version"] = version_label(version, pset.versions)
+            if answers == "none":
+                for name in ("question", "seed", "explanation"):
+                    item.pop(name)
+                for part in item["parts"]:
+                    part.pop("answer")
+            yield item
+
+
+def write_json(items: Iterator[dict[str, Any]], out: BinaryIO) -> None:
+    """A JSON array written item by item, laid out as `json.dumps(list, indent=2)` would."""
+    out.write(b"[")
+    for index, item in enumerate(items):
+        text = json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+        out.write(f"{',' if index else ''}\n  {text}".encode())
+    out.write(b"\n]\n")

@@ -1,43 +1,74 @@
-"""`perfdrill generate`: problem sets as Markdown, JSON, standalone HTML or PDF, in N versions."""
+"""`perfdrill generate`: problem sets as Markdown, JSON, standalone HTML or PDF, in parallel
+versions, and question pools for Moodle (XML) and Canvas (QTI)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
-import json
+import signal
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, BinaryIO
 
 from perfdrill.cli.options import add_questions_option, add_set_options, add_specs_option
-from perfdrill.engine import UsageError, write_atomically
+from perfdrill.engine import UsageError
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.output import (
     ANSWER_MODES,
+    ParallelSet,
+    Pool,
     PrintOptions,
-    problem_json,
-    set_document,
-    set_markdown,
-    version_label,
+    atomic_output,
+    combined_sections,
+    document_head,
+    json_items,
+    key_section,
+    problems_section,
+    unprintable,
+    version_letter,
+    write_json,
+    write_markdown_version,
 )
 from perfdrill.engine.practice import Plan, Practice
-from perfdrill.engine.problems import Problem, load_bank, variant_seed
+from perfdrill.engine.problems import load_bank
 
-FORMATS = ("md", "json", "html", "pdf")
+PRINTED = ("html", "pdf")
+LMS = ("moodle", "qti")
+FORMATS = ("md", "json", *PRINTED, *LMS)
+SUFFIXES = {"md": ".md", "json": ".json", "html": ".html", "pdf": ".pdf", "moodle": ".xml", "qti": ".zip"}
+# Bounds on --count: a printed set of 2,000 problems is ~2,600 pages (30 s); Markdown and JSON
+# stream in flat memory; an LMS pool is N variants of every template.
+LIMITS = {"md": 1_000_000, "json": 1_000_000, "html": 2_000, "pdf": 2_000, "moodle": 500, "qti": 500}
+MAX_TITLE = 200
 
 
 def register(commands: Any) -> None:
-    gen = commands.add_parser("generate", help="generate a problem set with answers (md, json, html, pdf)")
-    add_set_options(gen, "problems")
+    gen = commands.add_parser(
+        "generate", help="generate a problem set (md, json, html, pdf) or an LMS question pool (moodle, qti)"
+    )
+    add_set_options(gen, "problems (variants of each template for moodle and qti)")
     gen.add_argument("--format", choices=FORMATS, default="md", help="output format (default md)")
     gen.add_argument("--answers", choices=ANSWER_MODES, default="key", help="where answers go (default key)")
-    gen.add_argument("--title", default="perfdrill problem set", help="title in the header")
+    gen.add_argument("--title", default="perfdrill problem set", help="title of the set")
     gen.add_argument("--date", help="date in the header, YYYY-MM-DD (default today)")
     gen.add_argument(
-        "--versions", type=int, default=1, metavar="N", help="N different versions, each with its key"
+        "--versions",
+        type=int,
+        default=1,
+        metavar="N",
+        help="N parallel versions: same templates, own numbers",
     )
     gen.add_argument(
-        "--answer-space", type=int, default=0, metavar="LINES", help="blank lines under each part"
+        "--shuffle", action="store_true", help="versions after A ask their problems in their own order"
+    )
+    gen.add_argument(
+        "--split", action="store_true", help="write each version and the key to files of their own (needs -o)"
+    )
+    gen.add_argument(
+        "--answer-space", type=int, default=0, metavar="LINES", help="blank lines under each numeric part"
     )
     gen.add_argument("--one-per-page", action="store_true", help="a page break between problems (html, pdf)")
     gen.add_argument("--no-plots", action="store_true", help="leave the roofline plots out of the key")
@@ -47,25 +78,32 @@ def register(commands: Any) -> None:
     gen.set_defaults(handler=run_generate)
 
 
-def version_seed(seed: int, version: int) -> int:
-    """Version A is the set `seed` itself, so a one-version set and version A are the same."""
-    return seed if version == 0 else variant_seed(seed, 100_000 + version)
+class Interrupts:
+    """Ctrl+C (or SIGTERM) always stops a run. A KeyboardInterrupt raised inside a weakref
+    callback or a destructor is swallowed by Python, so the flag makes the next checkpoint
+    raise it again."""
 
+    def __init__(self) -> None:
+        self.hit = False
+        self._previous: dict[int, Any] = {}
 
-def build_versions(args: argparse.Namespace) -> list[list[Problem]]:
-    if args.count < 1:
-        raise UsageError("--count must be at least 1")
-    if not 1 <= args.versions <= 26:
-        raise UsageError("--versions must be between 1 and 26")
-    if not 0 <= args.answer_space <= 40:
-        raise UsageError("--answer-space must be between 0 and 40 lines")
-    bank, specs = load_bank(args.questions), load_specs(args.specs)
-    versions = []
-    for version in range(args.versions):
-        plan = Plan(tuple(args.family), args.difficulty, args.count, seed=version_seed(args.seed, version))
-        practice = Practice(plan, bank, specs)
-        versions.append([practice.problem(index) for index in range(args.count)])
-    return versions
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.hit = True
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.hit:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> Interrupts:
+        with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
 
 
 def _date(text: str | None) -> str:
@@ -77,54 +115,138 @@ def _date(text: str | None) -> str:
         raise UsageError(f"--date {text!r} is not a date like 2026-11-22") from None
 
 
-def render(args: argparse.Namespace, versions: list[list[Problem]], date: str) -> bytes:
-    count = len(versions)
-    if args.format == "json":
-        data = []
-        for index, problems in enumerate(versions):
-            for problem in problems:
-                item = problem_json(problem)
-                if count > 1:
-                    item["version"] = version_label(index, count)
-                if args.answers == "none":
-                    item.pop("explanation")
-                    for part in item["parts"]:
-                        part.pop("answer")
-                data.append(item)
-        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
-    if args.format == "md":
-        sets = [
-            set_markdown(
-                problems,
-                title=" — ".join(filter(None, [args.title, version_label(index, count)])),
-                date=date,
-                seed=args.seed,
-                answers=args.answers,
-            )
-            for index, problems in enumerate(versions)
-        ]
-        return "\n\n---\n\n".join(sets).encode()
-    options = PrintOptions(
-        args.title, date, args.seed, args.answers, args.answer_space, args.one_per_page, not args.no_plots
-    )
-    document = set_document(versions, options)
-    if args.format == "html":
-        from perfdrill.engine.output import render_html
+def check_options(args: argparse.Namespace) -> None:
+    """Every option that can be wrong, before anything is generated or written."""
+    if args.count < 1:
+        raise UsageError("--count must be at least 1")
+    limit = LIMITS[args.format]
+    if args.count * max(args.versions, 1) > limit:
+        what = "--count × --versions" if args.versions > 1 else "--count"
+        more = " (md and json stream sets of any size)" if args.format in PRINTED else ""
+        raise UsageError(f"{what} must be at most {limit:,} for --format {args.format}{more}")
+    if not 1 <= args.versions <= 26:
+        raise UsageError("--versions must be between 1 and 26")
+    if not 0 <= args.answer_space <= 40:
+        raise UsageError("--answer-space must be between 0 and 40 lines")
+    if len(args.title) > MAX_TITLE or not args.title.strip():
+        raise UsageError(f"--title must have 1 to {MAX_TITLE} characters")
+    if args.format in LMS and (args.versions > 1 or args.split or args.shuffle):
+        raise UsageError(
+            f"--format {args.format} writes a pool of variants; --versions, --shuffle and --split"
+            " are for printed sets"
+        )
+    if args.split and (args.output is None or args.format == "json" or args.answers == "inline"):
+        raise UsageError("--split needs -o FILE, --format md, html or pdf, and --answers key or none")
+    if args.format == "pdf" and args.output is None and sys.stdout.isatty():
+        raise UsageError("a PDF needs -o FILE (or a pipe), not the terminal")
+    if args.format in LMS and args.output is None and sys.stdout.isatty():
+        raise UsageError(f"--format {args.format} needs -o FILE (or a pipe), not the terminal")
 
-        return render_html(document).encode()
-    from perfdrill.engine.output import render_pdf
 
-    return render_pdf(document)
+def split_paths(output: Path, versions: int, format: str) -> list[Path]:
+    """exam.pdf -> exam-A.pdf, exam-B.pdf, …, and exam-key.pdf for the keys."""
+    suffix = output.suffix or SUFFIXES[format]
+    names = [version_letter(v) for v in range(versions)]
+    return [output.with_name(f"{output.stem}-{name}{suffix}") for name in [*names, "key"]]
+
+
+@contextlib.contextmanager
+def _opened(path: Path) -> Iterator[BinaryIO]:
+    """`path` ready for writing, checked before any work: one line and exit 2 if it cannot be."""
+    try:
+        with atomic_output(path) as out:
+            yield out
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def run_generate(args: argparse.Namespace) -> int:
     date = _date(args.date)
-    if args.format == "pdf" and args.output is None and sys.stdout.isatty():
-        raise UsageError("a PDF needs -o FILE (or a pipe), not the terminal")
-    data = render(args, build_versions(args), date)
-    if args.output:
-        write_atomically(args.output, data)
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+    check_options(args)
+    paths = split_paths(args.output, args.versions, args.format) if args.split else [args.output]
+    if args.split and args.answers == "none":
+        paths = paths[:-1]
+    with Interrupts() as interrupts, contextlib.ExitStack() as stack:
+        outs = [stack.enter_context(_opened(p)) if p else sys.stdout.buffer for p in paths]
+        bank, specs = load_bank(args.questions), load_specs(args.specs)
+        if args.format in LMS:
+            _write_pool(args, bank, specs, outs[0], interrupts.check)
+        else:
+            plan = Plan(tuple(args.family), args.difficulty, args.count, seed=args.seed)
+            practice = Practice(plan, bank, specs)
+            pset = ParallelSet(
+                practice.problem, practice.specs, count=args.count, versions=args.versions,
+                seed=args.seed, shuffle=args.shuffle, checkpoint=interrupts.check,
+            )  # fmt: skip
+            _write_set(args, pset, date, outs, interrupts.check)
+        interrupts.check()  # an interrupt swallowed on the way stops here, before any rename
+        if not args.output:
+            sys.stdout.flush()
     return 0
+
+
+def _write_pool(
+    args: argparse.Namespace, bank: Any, specs: Any, out: BinaryIO, check: Callable[[], None]
+) -> None:
+    pool = Pool(bank.select(tuple(args.family), args.difficulty), specs, args.count, args.seed)
+    if args.format == "moodle":
+        from perfdrill.engine.output.moodle import write_moodle
+
+        write_moodle(pool, out, check)
+    else:
+        from perfdrill.engine.output.qti import write_qti
+
+        write_qti(pool, out, args.title, check)
+
+
+def _write_set(
+    args: argparse.Namespace, pset: ParallelSet, date: str, outs: list[BinaryIO], check: Callable[[], None]
+) -> None:
+    if args.format == "json":
+        write_json(json_items(pset, args.answers), outs[0])
+        return
+    if args.format == "md":
+        key = outs[-1] if args.split and args.answers == "key" else None
+        for version in range(pset.versions):
+            out = outs[version] if args.split else outs[0]
+            if version and not args.split:
+                out.write(b"\n---\n\n")
+            write_markdown_version(
+                pset, version, out, title=args.title, date=date, answers=args.answers, key=key
+            )
+        return
+    options = PrintOptions(
+        args.title, date, args.seed, args.answers, args.answer_space, args.one_per_page, not args.no_plots
+    )
+    head = document_head(options, pset.versions)
+    if args.format == "pdf" and (missing := unprintable(args.title)):
+        sys.stderr.write(
+            f"perfdrill: warning: the PDF fonts cannot show {missing} in the title; they print as boxes\n"
+        )
+    if not args.split:
+        _render(args.format, head, combined_sections(pset, options), outs[0], check)
+        return
+    student = PrintOptions(args.title, date, args.seed, "none", args.answer_space, args.one_per_page, False)
+    keys: list[list[dict[str, Any]]] = []
+    for version in range(pset.versions):
+        keys.append([])
+        collected = keys[-1] if args.answers == "key" else None
+        section = problems_section(pset, options if collected is not None else student, version, collected)
+        _render(args.format, document_head(student, pset.versions), [section], outs[version], check)
+    if args.answers == "key":
+        _render(
+            args.format, head, [key_section(pset, v, keys[v]) for v in range(pset.versions)], outs[-1], check
+        )
+
+
+def _render(
+    format: str, head: dict[str, Any], sections: Any, out: BinaryIO, check: Callable[[], None]
+) -> None:
+    if format == "html":
+        from perfdrill.engine.output import render_html
+
+        render_html(head, sections, out)
+    else:
+        from perfdrill.engine.output import render_pdf
+
+        render_pdf(head, sections, out, check)

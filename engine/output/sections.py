@@ -1,0 +1,58 @@
+"""The sections a printed set is made of: each version's problems, and each version's key.
+
+Each section starts at its own page 1 and names itself in the running header. Entries are built
+as a writer asks for them; a version's key entries are collected while its problems are laid
+out, so every problem is generated once, whether the key follows it or goes to a file of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from perfdrill.engine.output.document import PrintOptions, key_entry, problem_entry
+from perfdrill.engine.output.versions import ParallelSet, version_label
+
+
+@dataclass
+class Section:
+    kind: str  # "problems" or "key"
+    name: str  # what the running header calls it: "Version B", "Answer key · Version B", or ""
+    total: int  # problems in the section
+    entries: Iterable[dict[str, Any]]
+
+    def meta(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "total": self.total}
+
+
+def problems_section(
+    pset: ParallelSet, options: PrintOptions, version: int, keys: list[dict[str, Any]] | None = None
+) -> Section:
+    """Version `version`'s problems; answers inline if `options` asks, key entries into `keys`."""
+    inline = options.answers == "inline"
+
+    def entries() -> Iterator[dict[str, Any]]:
+        for slot in pset.slots(version):
+            entry = problem_entry(slot, inline=inline)
+            if inline:
+                entry["key"] = key_entry(slot, options)
+            elif keys is not None:
+                keys.append(key_entry(slot, options))
+            yield entry
+
+    return Section("problems", version_label(version, pset.versions), pset.count, entries())
+
+
+def key_section(pset: ParallelSet, version: int, keys: list[dict[str, Any]]) -> Section:
+    label = version_label(version, pset.versions)
+    return Section("key", " · ".join(filter(None, ["Answer key", label])), pset.count, keys)
+
+
+def combined_sections(pset: ParallelSet, options: PrintOptions) -> Iterator[Section]:
+    """The one-file set: each version's problems, followed by its key when answers go in a key."""
+    for version in range(pset.versions):
+        keys: list[dict[str, Any]] = []
+        yield problems_section(pset, options, version, keys if options.answers == "key" else None)
+        if options.answers == "key":
+            yield key_section(pset, version, keys)

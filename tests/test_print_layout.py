@@ -1,0 +1,143 @@
+"""Page layout, checked on rendered pages: no heading alone at a page's foot; plots that can be read.
+
+Headings are found by their text and size in the PDF; the page is rendered to PNG by typst from
+the same piece, and the ink below each heading is counted in text lines down to the bottom margin.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+
+import pypdf
+import typst
+from PIL import Image
+
+from perfdrill.engine.model import load_specs
+from perfdrill.engine.output import ParallelSet, PrintOptions, combined_sections, document_head
+from perfdrill.engine.output.document import key_entry, scenario_names
+from perfdrill.engine.output.pdf import TEMPLATE
+from perfdrill.engine.output.plots import log_ticks, roofline_plot
+from perfdrill.engine.practice import Plan, Practice
+from perfdrill.engine.problems import OperatingPoint, Roof, RooflineView, generate, load_bank
+
+PAGE_HEIGHT = 841.89  # A4 in points; at 72 ppi one pixel is one point
+BOTTOM_MARGIN = 56.69  # 2 cm, as set.typ sets it
+HEADING_SIZE = 12.6  # a level-2 heading over 10.5 pt text
+
+
+def _ink_lines(image: Image.Image, top: int, bottom: int) -> int:
+    """Runs of rows with dark pixels between `top` and `bottom`: the text lines printed there."""
+    grey = image.convert("L")
+    width = grey.width
+    lines, inked = 0, False
+    for row in range(max(top, 0), min(bottom, grey.height)):
+        dark = any(grey.getpixel((x, row)) < 160 for x in range(0, width, 2))  # type: ignore[operator]
+        if dark and not inked:
+            lines += 1
+        inked = dark
+    return lines
+
+
+def lonely_headings(pdf: bytes, pngs: list[bytes], lines_below: int = 2) -> list[str]:
+    """Headings with fewer than `lines_below` lines of text under them on their page."""
+    found = []
+    for page, png in zip(pypdf.PdfReader(io.BytesIO(pdf)).pages, pngs, strict=True):
+        runs: dict[float, str] = {}  # heading-sized text by baseline: a heading may come in pieces
+
+        def visit(text: str, cm: list[float], tm: list[float], font: Any, size: float) -> None:
+            if abs(size - HEADING_SIZE) < 0.3:
+                runs[round(cm[5], 1)] = runs.get(round(cm[5], 1), "") + text  # noqa: B023
+
+        page.extract_text(visitor_text=visit)
+        image = Image.open(io.BytesIO(png))
+        headings = [(y, text.strip()) for y, text in runs.items() if re.match(r"\d+\. ", text)]
+        for baseline, text in headings:
+            below = _ink_lines(image, round(PAGE_HEIGHT - baseline) + 4, round(PAGE_HEIGHT - BOTTOM_MARGIN))
+            if below < lines_below:
+                found.append(text)
+    return found
+
+
+def _render(source: str | Any, inputs: dict[str, str]) -> tuple[bytes, list[bytes]]:
+    pdf = typst.compile(
+        source, root=TEMPLATE.parent, format="pdf", sys_inputs=inputs, ignore_system_fonts=True
+    )
+    pngs = typst.compile(
+        source, root=TEMPLATE.parent, format="png", ppi=72, sys_inputs=inputs, ignore_system_fonts=True
+    )
+    return pdf, pngs if isinstance(pngs, list) else [pngs]
+
+
+def test_the_check_finds_a_heading_left_at_the_foot_of_a_page() -> None:
+    """The check can fail: a heading pushed to the last line of a page is reported."""
+    source = (
+        b'#set page(paper: "a4", margin: (x: 2cm, top: 2.2cm, bottom: 2cm))\n#set text(size: 10.5pt)\n'
+        b"#v(23.9cm)\n#heading(level: 2)[7. A lonely heading]\n#pagebreak()\nThe body it introduces.\n"
+    )
+    pdf, pngs = _render(source, {})
+    assert lonely_headings(pdf, pngs) == ["7. A lonely heading"]
+
+
+def test_no_heading_sits_alone_at_the_foot_of_a_page() -> None:
+    bank, specs = load_bank([]), load_specs([])
+    practice = Practice(Plan(count=50, seed=11), bank, specs)
+    pset = ParallelSet(practice.problem, practice.specs, count=50, versions=1, seed=11)
+    options = PrintOptions("Layout", "2026-11-22", 11, "key")
+    head = document_head(options, 1)
+    checked = 0
+    for section in combined_sections(pset, options):
+        piece = {"head": head, "section": {**section.meta(), "first": True, "last": True, "page_start": 1}}
+        piece["entries"] = list(section.entries)
+        pdf, pngs = _render(str(TEMPLATE), {"piece": json.dumps(piece)})
+        assert len(pngs) > 20  # 50 problems, or their key, take many pages
+        assert lonely_headings(pdf, pngs) == [], section.kind
+        checked += len(pngs)
+    assert checked > 50
+
+
+def test_log_ticks_give_enough_values_to_read() -> None:
+    assert log_ticks(1e12, 1e15) == [1e12, 1e13, 1e14, 1e15]  # four decades: decades suffice
+    assert log_ticks(1, 30) == [1, 3, 10, 30]  # under two decades: 1-3 steps
+    assert log_ticks(2, 9) == [2, 3, 4, 5, 6, 7, 8, 9]  # under one decade: every unit
+
+
+def test_a_plot_names_chip_and_dtype_and_reads_its_roofs() -> None:
+    # H100 SXM bf16: 989 TFLOP/s over 3.35 TB/s puts the ridge at 989/3.35 = 295 FLOP/byte.
+    view = RooflineView(
+        (Roof("roof", 989e12, 3.35e12, 295.2), Roof("roof (more_bandwidth)", 989e12, 6.7e12, 147.6)),
+        (OperatingPoint("operation", 64.0, 64.0 * 3.35e12),),
+    )
+    plot = roofline_plot(
+        view, "NVIDIA H100 SXM · bf16 dense peak", {"more_bandwidth": "what-if: 2× bandwidth"}, "H100"
+    )
+    assert plot["title"] == "NVIDIA H100 SXM · bf16 dense peak"
+    assert [roof["label"].split(":")[0] for roof in plot["roofs"]] == ["H100 roof", "what-if"]
+    assert "2× bandwidth" in plot["roofs"][1]["label"] and "more_bandwidth" not in json.dumps(plot)
+    assert "989 TFLOP/s" in plot["roofs"][0]["label"] and "295 FLOP/B" in plot["roofs"][0]["label"]
+    assert len(plot["y_ticks"]) >= 4 and all(0 <= y <= 1 for y, _ in plot["y_ticks"])
+    # The ridge (295) sits between the 100 and 1000 ticks on the log axis.
+    x_ticks = dict((label, x) for x, label in plot["x_ticks"])
+    assert x_ticks["100"] < plot["ridge"] < x_ticks["1,000"]
+
+
+def test_what_if_roofs_of_a_bank_template_have_human_names() -> None:
+    bank, specs = load_bank([]), load_specs([])
+    problem = generate(bank.get("roofline/faster-chip"), 3, specs)
+    names = scenario_names(problem)
+    assert names == {
+        "more_flops": "what-if: dense peak FLOP/s of one chip in the compute dtype ×2",
+        "more_bandwidth": "what-if: memory bandwidth of one chip ×2",
+    }
+    entry = key_entry(_slot(problem), PrintOptions("t", "2026-11-22", 3, "key"))
+    text = json.dumps(entry["plot"], ensure_ascii=False)
+    assert "more_flops" not in text and "what-if: memory bandwidth of one chip ×2" in text
+    assert problem.chips[0].name in entry["plot"]["title"] and "bf16" in entry["plot"]["title"]
+
+
+def _slot(problem: Any) -> Any:
+    from perfdrill.engine.output import Slot
+
+    return Slot(0, 1, problem, "TEST-CODE")
