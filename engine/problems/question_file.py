@@ -34,6 +34,9 @@ FAMILIES: dict[str, str] = {
     "overhead": "Overhead-bound",
     "attention_memory": "FlashAttention and attention memory",
     "moe": "Mixture of experts",
+    "serving": "Serving latency, throughput and cost",
+    "speculative": "Speculative decoding",
+    "kernels": "Kernel-level effects",
 }
 DIFFICULTIES = ("easy", "medium", "hard")
 PART_KINDS = ("numeric", "choice", "multi")
