@@ -123,10 +123,10 @@ class StartScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#families", TickList).focus()
         self.show_history(self.unfinished, self.history)
-        if self.loaded is not None:
-            self.bank_ready(*self.loaded)
-        else:
+        if self.loaded is None:
             self.query_one("#history", Static).update(Text("Loading the question bank…", style="dim"))
+        else:
+            self._show_loaded()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.unfinished is not None if action == "resume" else True
@@ -153,7 +153,15 @@ class StartScreen(Screen[None]):
         button.refresh(layout=True)
 
     def bank_ready(self, chips: list[str], models: list[str], queue: ReviewQueue | None) -> None:
-        """The bank and specs are loaded: offer their ids and today's queue, and allow starting."""
+        """The bank and specs are loaded: offer their ids and today's queue, and allow starting.
+        The bank may load before this screen is mounted: then it is shown once it is."""
+        self.loaded = (chips, models, queue)
+        if self.is_mounted:
+            self._show_loaded()
+
+    def _show_loaded(self) -> None:
+        assert self.loaded is not None
+        chips, models, queue = self.loaded
         self.ready = True
         self.query_one("#chips", Input).suggester = SuggestFromList(chips, case_sensitive=False)
         self.query_one("#models", Input).suggester = SuggestFromList(models, case_sensitive=False)
