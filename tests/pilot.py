@@ -48,6 +48,13 @@ async def until(
     raise AssertionError(f"{what} never happened; on {type(pilot.app.screen).__name__}")
 
 
+async def settle(pilot: Pilot[None]) -> None:
+    """Let scheduled callbacks (focus, scrolling) run: a few idle rounds, no fixed sleep."""
+    await pilot.wait_for_scheduled_animations()
+    for _ in range(3):
+        await pilot.pause()
+
+
 async def wait_for(pilot: Pilot[None], screen: type, timeout: float = 20.0) -> None:
     await until(
         pilot,

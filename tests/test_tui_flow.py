@@ -11,18 +11,30 @@ from pathlib import Path
 
 import pytest
 from rich.markdown import Markdown
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from perfdrill.engine.practice.plan import Plan
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.practice.schedule import AGAIN
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.tui.app import PerfdrillApp
 from perfdrill.tui.screens.confirm import ConfirmScreen
 from perfdrill.tui.screens.feedback import FeedbackScreen
 from perfdrill.tui.screens.help import HelpScreen
+from perfdrill.tui.screens.progress import ProgressScreen
 from perfdrill.tui.screens.question import QuestionScreen
 from perfdrill.tui.screens.start import StartScreen
 from perfdrill.tui.screens.summary import SummaryScreen
-from tests.pilot import answer, app_factory, screen_text, start_screen_ready, submit, wait_for
+from tests.pilot import (
+    MISSING_2,
+    answer,
+    app_factory,
+    screen_text,
+    start_screen_ready,
+    submit,
+    until,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -192,3 +204,57 @@ async def test_no_color_keeps_every_verdict_readable(
         await submit(pilot, "68.7 GFLOP", "139 us", "memory")
         text = screen_text(pilot)
         assert text.count("✓ correct") == 1 and text.count("✗ wrong") == 2
+
+
+async def test_review_from_the_start_screen_then_progress(tmp_path: Path) -> None:
+    make = app_factory(tmp_path)
+    store = ProgressStore(tmp_path / "progress.sqlite3")
+    store.set_setting("new_per_day", 1)  # one new template today: the queue is that one question
+    store.close()
+    app = make()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await start_screen_ready(pilot)
+        assert str(app.screen.query_one("#review-button", Button).label) == "Review · 1 new"
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, QuestionScreen)
+        assert app.screen.progress == "review 1/1"
+        template = app.screen.problem.id
+        await pilot.press("ctrl+s")  # nothing typed: not graded
+        await pilot.press("escape")
+        await wait_for(pilot, ConfirmScreen)
+        await pilot.press("y")
+        await wait_for(pilot, SummaryScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, StartScreen)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, ProgressScreen)
+        assert "Practised on" not in screen_text(pilot)  # nothing was answered
+        await pilot.press("escape")
+        await wait_for(pilot, StartScreen)
+    assert template in app.store.session(1).plan.items[0]
+
+
+async def test_review_with_nothing_due_says_so_on_the_start_screen(tmp_path: Path) -> None:
+    make = app_factory(tmp_path)
+    store = ProgressStore(tmp_path / "progress.sqlite3")
+    store.set_setting("new_per_day", 0)
+    store.close()
+    app = make(review=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await start_screen_ready(pilot)
+        await until(pilot, lambda: app._notifications, "a notice")
+        (notice,) = app._notifications
+        assert "Nothing is due today" in notice.message
+        assert app.screen.query_one("#review-button", Button).disabled
+
+
+async def test_quitting_after_a_wrong_first_try_reviews_it_as_forgotten(
+    make_app: Callable[..., PerfdrillApp],
+) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await submit(pilot, *MISSING_2)
+        await until(pilot, lambda: app.store.session(1).attempts, "the try being saved")
+        assert "matmul/h100-4096" not in app.store.cards()  # a second try may still come
+        await pilot.press("ctrl+q")
+    assert app.store.cards()["matmul/h100-4096"].last_rating == AGAIN
