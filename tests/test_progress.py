@@ -10,6 +10,7 @@ import pickle
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -239,3 +240,11 @@ def test_a_store_from_the_previous_schema_is_migrated_with_its_history(tmp_path:
     assert (card.reviews, card.last_rating, card.created) == (2, 3, day_one)
     assert card.due >= day_one + 86400 + 2 * 86400
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+def test_retrying_missed_questions_keeps_their_chips_and_models(tmp_path: Path) -> None:
+    missed = replace(_attempt(tmp_path, 0, MISSING_2), chips=("h100-sxm",))
+    plan = summarize((missed,)).retry_plan(seed=2)
+    (item,) = plan.items
+    assert plan.chips == ("h100-sxm",) and plan.reference(*item).endswith(" --chip h100-sxm")
+    assert missed.reference == "matmul/h100-4096 #0 --chip h100-sxm"
