@@ -2,6 +2,9 @@
 
 Runs `perfdrill practice` in a pseudo-terminal (80×24), as a user's shell would, and times what
 reaches the terminal: the first question's title, then the feedback after the submitting Enter.
+The answers are wrong on purpose, so the feedback is the first-try one; `s` then shows the answers
+and `r` draws a fresh variant for the next sample. The progress store is the user's real kind: a
+file that already holds a schedule, so reading it is part of the first figure.
 
     python benchmarks/bench_tui.py [--runs 5]
 """
@@ -85,10 +88,37 @@ def one_session(data_home: str, samples: int) -> tuple[float, list[float]]:
         terminal.type("\r")
         feedback.append(terminal.wait_for(FEEDBACK))
         time.sleep(0.2)
-        terminal.type("r")  # a fresh variant of the same question
+        terminal.type("s")  # show the answers, which allows…
+        time.sleep(0.3)
+        terminal.type("r")  # …a fresh variant of the same question
         terminal.wait_for(QUESTION_FOOTER)
     terminal.close()
     return to_question, feedback
+
+
+def seed_history(data_home: str, days: int = 90, per_day: int = 25) -> None:
+    """A store as months of practice leave it: first tries on most days, every template scheduled."""
+    from perfdrill.engine.practice import Attempt, Plan, ProgressStore
+    from perfdrill.engine.problems import load_bank
+
+    templates = list(load_bank().templates.values())
+    start = time.time() - days * 86400
+    clock = [start]
+    os.environ["XDG_DATA_HOME"] = data_home
+    store = ProgressStore(now=lambda: clock[0])
+    for day in range(days):
+        session = store.start_session(Plan())
+        for position in range(per_day):
+            template = templates[(day * per_day + position) % len(templates)]
+            clock[0] = start + day * 86400 + position * 60
+            right = (day + position) % 3 != 0
+            attempt = Attempt(
+                position, template.id, template.title, template.family, template.difficulty, position,
+                {}, {"a": {"status": "correct" if right else "incorrect"}}, float(right), 0, 60.0,
+            )  # fmt: skip
+            store.record_attempt(session, attempt, 3 if right else 1)
+        store.finish(session)
+    store.close()
 
 
 def main() -> None:
@@ -96,6 +126,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_home:
+        seed_history(data_home)
         starts, feedback = [], []
         for _ in range(args.runs):
             to_question, times = one_session(data_home, samples=5)

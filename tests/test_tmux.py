@@ -26,10 +26,10 @@ def _tmux_works() -> bool:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not _tmux_works(), reason="tmux (or an installed perfdrill) is not available here")
-def test_answer_one_question_by_keystrokes_and_quit() -> None:
+def test_a_review_session_by_keystrokes_then_stats_shows_the_new_due_date() -> None:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
         ["bash", str(ROOT / "tests" / "tmux_session.sh")], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    assert "quit cleanly" in done.stdout
+    assert "quit cleanly, rescheduled" in done.stdout and "roofline/l4-ridge next due" in done.stdout

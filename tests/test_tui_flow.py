@@ -6,90 +6,46 @@ The H100 matmul: 2·4096³ = 137.4 GFLOP, 138.97 µs at 989 TFLOP/s, compute-bou
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rich.console import Console, ConsoleRenderable
 from rich.markdown import Markdown
-from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Button, Static
 
 from perfdrill.engine.practice.plan import Plan
 from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.practice.schedule import AGAIN
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.tui.app import PerfdrillApp
+from perfdrill.tui.screens.confirm import ConfirmScreen
 from perfdrill.tui.screens.feedback import FeedbackScreen
 from perfdrill.tui.screens.help import HelpScreen
+from perfdrill.tui.screens.progress import ProgressScreen
 from perfdrill.tui.screens.question import QuestionScreen
 from perfdrill.tui.screens.start import StartScreen
 from perfdrill.tui.screens.summary import SummaryScreen
-from tests.helpers import hand_checked_bank
-
-TWO_QUESTIONS = Plan(items=(("matmul/h100-4096", 1), ("roofline/l4-ridge", 1)), seed=3)
+from tests.pilot import (
+    MISSING_2,
+    answer,
+    app_factory,
+    screen_text,
+    start_screen_ready,
+    submit,
+    until,
+    wait_for,
+)
 
 
 @pytest.fixture
 def make_app(tmp_path: Path) -> Callable[..., PerfdrillApp]:
-    questions = hand_checked_bank(tmp_path / "questions")
-
-    def make(**options: object) -> PerfdrillApp:
-        store = ProgressStore(tmp_path / "progress.sqlite3")
-        options.setdefault("plan", TWO_QUESTIONS)
-        return PerfdrillApp(store, questions=[questions], clock=lambda: 0.0, **options)  # type: ignore[arg-type]
-
-    return make
-
-
-async def wait_for(pilot: Pilot[None], screen: type, timeout: float = 15.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if isinstance(pilot.app.screen, screen) and pilot.app.screen.is_mounted:
-            await pilot.pause()
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"{screen.__name__} never showed; on {type(pilot.app.screen).__name__}")
-
-
-async def start_screen_ready(pilot: Pilot[None]) -> None:
-    """Wait for the start screen, and for the bank behind it to load."""
-    await wait_for(pilot, StartScreen)
-    for _ in range(300):
-        if pilot.app.screen.ready:  # type: ignore[attr-defined]
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the question bank never loaded")
-
-
-async def answer(pilot: Pilot[None], *texts: str) -> None:
-    """Type each answer into its field and press Enter, as a person would."""
-    for text in texts:
-        assert isinstance(pilot.app.focused, Input)
-        await pilot.press(*text, "enter")
-
-
-async def submit(pilot: Pilot[None], *texts: str) -> FeedbackScreen:
-    """Answer the question on screen; the feedback screen that follows."""
-    await wait_for(pilot, QuestionScreen)
-    await answer(pilot, *texts)
-    await wait_for(pilot, FeedbackScreen)
-    assert isinstance(pilot.app.screen, FeedbackScreen)
-    return pilot.app.screen
+    return app_factory(tmp_path)
 
 
 def _markup(widget: Static) -> str:
     content = widget.content
     assert isinstance(content, Markdown)
     return content.markup
-
-
-def screen_text(pilot: Pilot[None]) -> str:
-    """The plain text of every Static on screen, tables included."""
-    console = Console(width=120, record=True, file=io.StringIO(), color_system=None)
-    for widget in pilot.app.screen.query(Static):
-        content = widget.content
-        console.print(content if isinstance(content, ConsoleRenderable) else str(content))
-    return console.export_text()
 
 
 async def test_correct_answers_score_full_marks_and_are_saved(make_app: Callable[..., PerfdrillApp]) -> None:
@@ -202,7 +158,9 @@ async def test_quit_mid_session_and_continue_where_it_stopped(make_app: Callable
         assert "2/2" in again.screen.progress
 
 
-async def test_escape_backs_out_and_help_opens_anywhere(make_app: Callable[..., PerfdrillApp]) -> None:
+async def test_escape_asks_before_ending_and_help_opens_anywhere(
+    make_app: Callable[..., PerfdrillApp],
+) -> None:
     app = make_app(start=True)
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_for(pilot, QuestionScreen)
@@ -213,6 +171,8 @@ async def test_escape_backs_out_and_help_opens_anywhere(make_app: Callable[..., 
         await pilot.press("escape")
         await wait_for(pilot, QuestionScreen)
         await pilot.press("escape")
+        await wait_for(pilot, ConfirmScreen)
+        await pilot.press("y")
         await wait_for(pilot, SummaryScreen)
         assert "No question was answered" in screen_text(pilot)
         await pilot.press("question_mark")
@@ -221,7 +181,6 @@ async def test_escape_backs_out_and_help_opens_anywhere(make_app: Callable[..., 
         await wait_for(pilot, SummaryScreen)
         await pilot.press("escape")
         await wait_for(pilot, StartScreen)
-        assert app.store.unfinished() is None  # backing out ends the session; only a quit leaves it open
 
 
 async def test_start_screen_rejects_unknown_chips_in_one_line(make_app: Callable[..., PerfdrillApp]) -> None:
@@ -245,3 +204,57 @@ async def test_no_color_keeps_every_verdict_readable(
         await submit(pilot, "68.7 GFLOP", "139 us", "memory")
         text = screen_text(pilot)
         assert text.count("✓ correct") == 1 and text.count("✗ wrong") == 2
+
+
+async def test_review_from_the_start_screen_then_progress(tmp_path: Path) -> None:
+    make = app_factory(tmp_path)
+    store = ProgressStore(tmp_path / "progress.sqlite3")
+    store.set_setting("new_per_day", 1)  # one new template today: the queue is that one question
+    store.close()
+    app = make()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await start_screen_ready(pilot)
+        assert str(app.screen.query_one("#review-button", Button).label) == "Review · 1 new"
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, QuestionScreen)
+        assert app.screen.progress == "review 1/1"
+        template = app.screen.problem.id
+        await pilot.press("ctrl+s")  # nothing typed: not graded
+        await pilot.press("escape")
+        await wait_for(pilot, ConfirmScreen)
+        await pilot.press("y")
+        await wait_for(pilot, SummaryScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, StartScreen)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, ProgressScreen)
+        assert "Practised on" not in screen_text(pilot)  # nothing was answered
+        await pilot.press("escape")
+        await wait_for(pilot, StartScreen)
+    assert template in app.store.session(1).plan.items[0]
+
+
+async def test_review_with_nothing_due_says_so_on_the_start_screen(tmp_path: Path) -> None:
+    make = app_factory(tmp_path)
+    store = ProgressStore(tmp_path / "progress.sqlite3")
+    store.set_setting("new_per_day", 0)
+    store.close()
+    app = make(review=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await start_screen_ready(pilot)
+        await until(pilot, lambda: app._notifications, "a notice")
+        (notice,) = app._notifications
+        assert "Nothing is due today" in notice.message
+        assert app.screen.query_one("#review-button", Button).disabled
+
+
+async def test_quitting_after_a_wrong_first_try_reviews_it_as_forgotten(
+    make_app: Callable[..., PerfdrillApp],
+) -> None:
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await submit(pilot, *MISSING_2)
+        await until(pilot, lambda: app.store.session(1).attempts, "the try being saved")
+        assert "matmul/h100-4096" not in app.store.cards()  # a second try may still come
+        await pilot.press("ctrl+q")
+    assert app.store.cards()["matmul/h100-4096"].last_rating == AGAIN

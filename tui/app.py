@@ -1,12 +1,20 @@
 """The practice app. It owns the session: screens post messages, the app calls the engine and
-shows the next screen. Generation and loading run in worker threads so typing never waits."""
+shows the next screen. Generation and loading run in worker threads so typing never waits.
+
+Every write to the progress store is guarded: a full disk or a damaged file is one notice
+("Progress not saved") and the session goes on; reading a damaged store is one line on the start
+screen, and the file is left as it is.
+"""
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
@@ -14,11 +22,23 @@ from textual.screen import Screen
 
 from perfdrill.engine import PerfdrillError
 from perfdrill.engine.model import SpecBook, load_specs, registry
-from perfdrill.engine.practice import Attempt, Plan, Practice, ProgressStore, SessionState
+from perfdrill.engine.practice import (
+    Outcome,
+    Plan,
+    Practice,
+    ProgressReport,
+    ProgressStore,
+    ReviewQueue,
+    SessionState,
+    StoredSession,
+    progress_report,
+    review_queue,
+)
 from perfdrill.engine.problems import Bank, Problem, load_bank
 from perfdrill.tui import messages
 from perfdrill.tui.screens.feedback import FeedbackScreen
 from perfdrill.tui.screens.help import HelpScreen
+from perfdrill.tui.screens.progress import ProgressScreen
 from perfdrill.tui.screens.question import QuestionScreen
 from perfdrill.tui.screens.start import StartScreen, history_line
 from perfdrill.tui.screens.summary import SummaryScreen
@@ -28,6 +48,7 @@ class PerfdrillApp(App[None]):
     CSS_PATH = "perfdrill.tcss"
     TITLE = "perfdrill"
     SUB_TITLE = "GPU & LLM performance practice"
+    ENABLE_COMMAND_PALETTE = False  # Ctrl+P is Progress
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("question_mark", "help", "Help", key_display="?", priority=True),
@@ -41,6 +62,7 @@ class PerfdrillApp(App[None]):
         plan: Plan | None = None,
         start: bool = False,
         resume: bool = False,
+        review: bool = False,
         questions: Iterable[Path] = (),
         spec_dirs: Iterable[Path] = (),
         clock: Callable[[], float] = time.monotonic,
@@ -50,6 +72,7 @@ class PerfdrillApp(App[None]):
         self.defaults = plan or Plan()
         self.start_at_once = start
         self.resume_at_once = resume
+        self.review_at_once = review
         self.question_dirs = tuple(questions)
         self.spec_dirs = tuple(spec_dirs)
         self.clock = clock
@@ -59,14 +82,63 @@ class PerfdrillApp(App[None]):
         self.show_specs = False
 
     def on_mount(self) -> None:
-        if not (self.start_at_once or self.resume_at_once):
+        if not (self.start_at_once or self.resume_at_once or self.review_at_once):
             self.push_screen(self._start_screen())  # else it is made on the way back from the summary
         self.load_bank()
 
+    # The store ------------------------------------------------------------------------------
+
+    def _saved(self, write: Callable[[], object]) -> bool:
+        """Run one store write; a failure is one notice, and the session goes on in memory."""
+        try:
+            write()
+        except PerfdrillError as exc:
+            self.notify(exc.one_line(), title="Progress not saved", severity="error")
+            return False
+        return True
+
+    def _history(self) -> tuple[StoredSession | None, Text]:
+        try:
+            return self.store.unfinished(), history_line(self.store.family_stats())
+        except PerfdrillError as exc:  # a damaged store: say so in one line and leave the file alone
+            return None, Text(exc.one_line(), style="bold red")
+
+    def _queue(self) -> ReviewQueue | None:
+        """Today's review queue, once the bank is loaded (None if the store cannot be read)."""
+        if self.bank is None:
+            return None
+        try:
+            return review_queue(
+                self.store.cards(),
+                list(self.bank.templates.values()),
+                now=self.store.now(),
+                new_per_day=self.store.setting("new_per_day"),
+            )
+        except PerfdrillError:
+            return None
+
+    def _report(self) -> ProgressReport | None:
+        assert self.bank is not None
+        try:
+            return progress_report(
+                self.store.history(),
+                self.store.cards(),
+                list(self.bank.templates.values()),
+                now=self.store.now(),
+                mastery_after=self.store.setting("mastery_after"),
+            )
+        except PerfdrillError as exc:
+            self.notify(exc.one_line(), title="Cannot read progress", severity="error")
+            return None
+
+    # Loading --------------------------------------------------------------------------------
+
     def _start_screen(self) -> StartScreen:
-        ids = (sorted(self.specs.chips), sorted(self.specs.models)) if self.specs is not None else None
-        unfinished, history = self.store.unfinished(), history_line(self.store.family_stats())
-        return StartScreen(self.defaults, unfinished, history, ids)
+        unfinished, history = self._history()
+        ready = None
+        if self.specs is not None:
+            ready = (sorted(self.specs.chips), sorted(self.specs.models), self._queue())
+        return StartScreen(self.defaults, unfinished, history, ready)
 
     @work(thread=True, exit_on_error=False)
     def load_bank(self) -> None:
@@ -79,8 +151,10 @@ class PerfdrillApp(App[None]):
 
     def _bank_loaded(self, bank: Bank, specs: SpecBook) -> None:
         self.bank, self.specs = bank, specs
-        if self.resume_at_once and self.store.unfinished() is not None:
+        if self.resume_at_once and self._history()[0] is not None:
             self.post_message(messages.ResumeSession())
+        elif self.review_at_once:
+            self.post_message(messages.StartReview())
         elif self.start_at_once:
             self.post_message(messages.StartSession(self.defaults))
         elif self.resume_at_once:
@@ -88,7 +162,7 @@ class PerfdrillApp(App[None]):
             self.notify("There is no interrupted session to continue.")
         for screen in self.screen_stack:
             if isinstance(screen, StartScreen):
-                screen.bank_ready(sorted(specs.chips), sorted(specs.models))
+                screen.bank_ready(sorted(specs.chips), sorted(specs.models), self._queue())
 
     # Session flow -------------------------------------------------------------------------
 
@@ -97,17 +171,33 @@ class PerfdrillApp(App[None]):
         assert self.bank is not None and self.specs is not None
         try:
             practice = Practice(message.plan, self.bank, self.specs)
+            session_id = self.store.start_session(message.plan)
         except PerfdrillError as exc:
             self.notify(exc.one_line(), title="Cannot start", severity="error")
             return
-        session_id = self.store.start_session(message.plan)
         self.state = SessionState(practice, self.store, session_id, self.clock)
         self.generate(self.state.next_problem)
 
+    @on(messages.StartReview)
+    def start_review(self) -> None:
+        queue = self._queue()
+        if queue is not None and queue.size:
+            self.post_message(messages.StartSession(queue.plan(secrets.randbelow(1_000_000))))
+            return
+        if not any(isinstance(screen, StartScreen) for screen in self.screen_stack):
+            self.push_screen(self._start_screen())
+        later = ""
+        if queue is not None and queue.next_due is not None:
+            later = f" The next falls due on {datetime.fromtimestamp(queue.next_due):%a %d %b}."
+        self.notify("Nothing is due today, and today's new templates are done." + later, title="Review")
+
     @on(messages.ResumeSession)
     def resume_session(self) -> None:
-        stored = self.store.unfinished()
-        assert self.bank is not None and self.specs is not None and stored is not None
+        stored = self._history()[0]
+        assert self.bank is not None and self.specs is not None
+        if stored is None:
+            self.notify("There is no interrupted session to continue.")
+            return
         try:
             practice = Practice(stored.plan, self.bank, self.specs)
         except PerfdrillError as exc:
@@ -115,7 +205,7 @@ class PerfdrillApp(App[None]):
             return
         self.state = SessionState.resume(stored, practice, self.store, self.clock)
         if self.state.finished:
-            self.end_session()
+            self.end_session(finished=True)
         else:
             self.generate(self.state.next_problem)
 
@@ -129,11 +219,17 @@ class PerfdrillApp(App[None]):
         self.call_from_thread(self._show_question, problem)
 
     def _show_question(self, problem: Problem) -> None:
-        assert self.state is not None
-        screen = QuestionScreen(
-            problem, self.state.progress_label(), self.clock(), show_specs=self.show_specs
+        state = self.state
+        assert state is not None
+        self._show(
+            QuestionScreen(
+                problem,
+                state.progress_label(),
+                state.reference(problem),
+                self.clock(),
+                show_specs=self.show_specs,
+            )
         )
-        self._show(screen)
         self.call_after_refresh(self.load_units)
 
     @work(thread=True, exclusive=True, group="units")
@@ -152,49 +248,103 @@ class PerfdrillApp(App[None]):
     def grade_answers(self, message: messages.Submitted) -> None:
         state = self.state
         assert state is not None
-        result, attempt = state.grade(message.problem, message.answers, message.hints, message.started)
-        self._show(FeedbackScreen(message.problem, result, message.answers, state.progress_label()))
-        self.call_after_refresh(self._save, state, attempt)  # the feedback first, then the disk
+        first = state.first_try
+        outcome = state.grade(message.problem, message.answers, message.hints, message.started)
+        scored = (
+            first.score if first is not None and outcome.attempt.try_number > 1 else outcome.attempt.score
+        )
+        state.accept(outcome)
+        self._show(
+            FeedbackScreen(
+                message.problem, outcome, state.progress_label(), scored=scored, hints=message.hints
+            )
+        )
+        self.call_after_refresh(self._save, state, outcome)  # the feedback first, then the disk
 
-    def _save(self, state: SessionState, attempt: Attempt) -> None:
-        try:
-            state.save(attempt)
-        except PerfdrillError as exc:
-            self.notify(exc.one_line(), title="Progress not saved", severity="error")
+    def _save(self, state: SessionState, outcome: Outcome) -> None:
+        self._saved(lambda: state.save(outcome))
+
+    @on(messages.TryAgain)
+    def try_again(self, message: messages.TryAgain) -> None:
+        state = self.state
+        assert state is not None and state.first_try is not None
+        first = state.first_try
+        marks = {
+            name: (text, first.parts[name]["status"] == "correct") for name, text in message.answers.items()
+        }
+        self._show(
+            QuestionScreen(
+                message.problem,
+                state.progress_label(),
+                state.reference(message.problem),
+                self.clock(),
+                show_specs=self.show_specs,
+                first_try=marks,
+                hints_shown=message.hints,
+            )
+        )
+
+    @on(messages.Revealed)
+    def answer_shown(self) -> None:
+        if self.state is not None:
+            self._saved(self.state.close_question)
 
     @on(messages.NextQuestion)
     def next_question(self) -> None:
-        assert self.state is not None
-        self.state.advance()
-        if self.state.finished:
-            self.end_session()
+        state = self.state
+        assert state is not None
+        self._saved(state.close_question)
+        self._saved(state.advance)
+        if state.finished:
+            self.end_session(finished=True)
         else:
-            self.generate(self.state.next_problem)
+            self.generate(state.next_problem)
 
     @on(messages.FreshVariant)
     def fresh_variant(self, message: messages.FreshVariant) -> None:
         state = self.state
         assert state is not None
+        self._saved(state.close_question)
         self.generate(lambda: state.fresh_variant(message.problem))
 
     @on(messages.EndSession)
-    def end_session(self) -> None:
-        assert self.state is not None
-        summary = self.state.finish()
-        self._show(SummaryScreen(summary, self.state.practice.plan.seed + 1))
+    def end_early(self) -> None:
+        self.end_session(finished=False)
+
+    def end_session(self, *, finished: bool) -> None:
+        """The summary; a session left before its end stays open, to be continued later."""
+        state = self.state
+        assert state is not None
+        self._saved(state.close_question)
+        if finished:
+            self._saved(state.finish)
+        self._show(SummaryScreen(state.summary(finished=finished), state.practice.plan.seed + 1))
         self.state = None
 
     @on(messages.SpecsToggled)
     def remember_specs(self, message: messages.SpecsToggled) -> None:
         self.show_specs = message.visible
 
+    @on(messages.ShowProgress)
+    def show_progress(self) -> None:
+        report = self._report()
+        if report is not None:
+            self.push_screen(ProgressScreen(report))
+
     @on(messages.BackToStart)
     def back_to_start(self) -> None:
         self.pop_screen()
         if isinstance(self.screen, StartScreen):
-            self.screen.show_history(self.store.unfinished(), history_line(self.store.family_stats()))
+            self.screen.show_history(*self._history())
+            self.screen.show_queue(self._queue())
         else:  # the session was started from the command line, past the start screen
             self.push_screen(self._start_screen())
+
+    async def action_quit(self) -> None:
+        """Quit anywhere; a question left after a wrong first try counts as not recalled."""
+        if self.state is not None:
+            self._saved(self.state.close_question)
+        self.exit()
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

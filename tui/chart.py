@@ -1,7 +1,8 @@
 """A log-log roofline drawn in braille, legible at 80×24 and without colour.
 
 Roofs are braille lines (a scenario's roof is dotted), the ridge is a dashed vertical, and each
-operating point has its own glyph, so NO_COLOR terminals lose nothing but the tint.
+operating point has its own glyph, so NO_COLOR terminals lose nothing but the tint. Points that
+fall into one character cell are drawn side by side, so no glyph hides another.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from perfdrill.engine.problems import RooflineView
 _BRAILLE_BASE = 0x2800
 # Dot bit for (column 0-1, row 0-3) inside one braille cell.
 _DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
-MARKERS = ("●", "◆", "▲", "■", "★", "▼")
+MARKERS = ("●", "◆", "▲", "■", "★", "▼", "✚", "✖")
 ROOF_STYLES = ("bold cyan", "magenta", "yellow", "blue")
 MARKER_STYLES = ("bold red", "bold green", "bold yellow", "bold magenta", "bold blue", "bold white")
 _Y_LABEL_WIDTH = 12
@@ -48,6 +49,18 @@ def _tick(value: float, unit: str) -> str:
 
 def _number(value: float) -> str:
     return _tick(value, "1")
+
+
+def _free_cell(
+    row: int, column: int, taken: set[tuple[int, int]], rows: int, columns: int
+) -> tuple[int, int]:
+    """(row, column), or the nearest cell beside it that no other point holds."""
+    for distance in range(max(rows, columns)):
+        for d_row, d_column in ((0, distance), (0, -distance), (-distance, 0), (distance, 0)):
+            cell = (row + d_row, column + d_column)
+            if cell not in taken and 0 <= cell[0] < rows and 0 <= cell[1] < columns:
+                return cell
+    return row, column
 
 
 def roofline_text(view: RooflineView, width: int, height: int) -> Text:
@@ -92,9 +105,12 @@ def roofline_text(view: RooflineView, width: int, height: int) -> Text:
     for ridge_row in range(max(0, ridge_top + 1), rows):
         if grid[ridge_row][ridge_column][0] == " ":
             grid[ridge_row][ridge_column] = ("┊", "dim")
+    taken: set[tuple[int, int]] = set()
     for index, point in enumerate(view.points):
         column = min(columns - 1, int(to_x(point.intensity) / 2))
         point_row = min(rows - 1, max(0, rows - 1 - int(to_y(point.attainable) / 4)))
+        point_row, column = _free_cell(point_row, column, taken, rows, columns)
+        taken.add((point_row, column))
         grid[point_row][column] = (MARKERS[index % len(MARKERS)], MARKER_STYLES[index % len(MARKER_STYLES)])
 
     text = Text()
@@ -117,16 +133,27 @@ def roofline_text(view: RooflineView, width: int, height: int) -> Text:
             axis[start : start + len(label)] = list(label)
     text.append(" " * (_Y_LABEL_WIDTH + 1) + "".join(axis) + "\n", style="dim")
     text.append(" " * (_Y_LABEL_WIDTH + 1) + "arithmetic intensity, FLOP/byte (log scales)\n", style="dim")
-    for index, roof in enumerate(view.roofs):
-        line = "━━" if index == 0 else "┅┅"
-        text.append(f"  {line} ", style=ROOF_STYLES[index % len(ROOF_STYLES)])
-        text.append(
-            f"{roof.label}: {_tick(roof.peak_flops, 'FLOP/s')} peak, {_tick(roof.bandwidth, 'byte/s')},"
-            f" ridge {_tick(roof.ridge_point, 'FLOP/byte')}\n"
+    legend = [
+        (
+            ("━━" if index == 0 else "┅┅", ROOF_STYLES[index % len(ROOF_STYLES)]),
+            roof.label,
+            f"{_tick(roof.peak_flops, 'FLOP/s')} peak, {_tick(roof.bandwidth, 'byte/s')},"
+            f" ridge {_tick(roof.ridge_point, 'FLOP/byte')}",
         )
-    for index, point in enumerate(view.points):
-        text.append(f"  {MARKERS[index % len(MARKERS)]}  ", style=MARKER_STYLES[index % len(MARKER_STYLES)])
-        where = f"{_tick(point.intensity, 'FLOP/byte')}, attainable {_tick(point.attainable, 'FLOP/s')}"
-        text.append(f"{point.label}: {where}\n")
+        for index, roof in enumerate(view.roofs)
+    ] + [
+        (
+            (MARKERS[index % len(MARKERS)], MARKER_STYLES[index % len(MARKER_STYLES)]),
+            point.label,
+            f"{_tick(point.intensity, 'FLOP/byte')}, attainable {_tick(point.attainable, 'FLOP/s')}",
+        )
+        for index, point in enumerate(view.points)
+    ]
+    for (glyph, style), name, numbers in legend:
+        text.append(f"  {glyph:<2} ", style=style)
+        if len(name) + len(numbers) + 7 <= width:
+            text.append(f"{name}: {numbers}\n")
+        else:  # the numbers on a line of their own rather than wrapped anywhere
+            text.append(f"{name}\n     {numbers}\n")
     text.rstrip()
     return text

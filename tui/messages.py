@@ -20,8 +20,16 @@ class ResumeSession(Message):
     pass
 
 
+class StartReview(Message):
+    """Practise today's review queue: due templates, then new ones."""
+
+
+class ShowProgress(Message):
+    pass
+
+
 class Submitted(Message):
-    """Every part parsed; grade and save the attempt."""
+    """Every part parsed; grade and save the try."""
 
     def __init__(self, problem: Problem, answers: Mapping[str, str], hints: int, started: float) -> None:
         super().__init__()
@@ -29,6 +37,20 @@ class Submitted(Message):
         self.answers = dict(answers)
         self.hints = hints
         self.started = started
+
+
+class TryAgain(Message):
+    """The same numbers again, before the answer is shown."""
+
+    def __init__(self, problem: Problem, answers: Mapping[str, str], hints: int) -> None:
+        super().__init__()
+        self.problem = problem
+        self.answers = dict(answers)
+        self.hints = hints
+
+
+class Revealed(Message):
+    """The answer is on screen: the question is over."""
 
 
 class NextQuestion(Message):
@@ -42,7 +64,7 @@ class FreshVariant(Message):
 
 
 class EndSession(Message):
-    pass
+    """Confirmed: leave the session here; it can be continued later."""
 
 
 class SpecsToggled(Message):

@@ -1,14 +1,18 @@
-"""The question screen's building blocks: an answer field that checks itself as you type, the spec
-panel, and the roofline chart. Each takes engine objects in and posts messages out."""
+"""The app's building blocks: an answer field that checks itself as you type, the spec panel, the
+roofline chart, and tick boxes that read ticked or empty without colour. Each takes engine
+objects in and posts messages out."""
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Static
+from textual.strip import Strip
+from textual.widgets import Checkbox, Input, SelectionList, Static
+from textual.widgets.option_list import OptionDoesNotExist
 
 from perfdrill.engine import AnswerFormatError
 from perfdrill.engine.output import spec_tables
@@ -53,10 +57,15 @@ class PartInput(Vertical):
             self.part = part
             self.ok = ok
 
-    def __init__(self, index: int, part: ProblemPart) -> None:
+    def __init__(
+        self, index: int, part: ProblemPart, answer: str = "", was_right: bool | None = None
+    ) -> None:
+        """`answer` and `was_right` carry a first try into the second."""
         super().__init__(classes="part")
         self.index = index
         self.part = part
+        self.answer = answer
+        self.was_right = was_right
 
     def compose(self) -> ComposeResult:
         part = self.part
@@ -66,11 +75,22 @@ class PartInput(Vertical):
         )
         if part.kind == "multi":
             prompt.append(" (select all that apply)", style="italic")
+        if self.was_right is not None:
+            verdict = (
+                ("  ✓ right at the first try", "green")
+                if self.was_right
+                else ("  ✗ wrong at the first try", "red")
+            )
+            prompt.append(*verdict)
         for i, choice in enumerate(part.choices):
             prompt.append(f"\n    {letter(i)}. {choice}")
         yield Static(prompt, classes="part-prompt")
-        yield Input(placeholder=expected_form(part), id=f"answer-{part.name}", classes="answer")
+        yield Input(self.answer, placeholder=expected_form(part), id=f"answer-{part.name}", classes="answer")
         yield Static("", classes="reading")
+
+    def on_mount(self) -> None:
+        if self.answer:
+            self.check()
 
     @property
     def text(self) -> str:
@@ -139,3 +159,31 @@ class RooflineChart(Static):
     def draw(self, width: int) -> None:
         text = roofline_text(self.view, width, self.PLOT_ROWS)
         self.app.call_from_thread(self.update, text)
+
+
+# Textual draws every box with the same "X" and tells ticked from empty by colour alone, which
+# NO_COLOR erases; these draw a tick or nothing.
+TICK = "✓"
+
+
+class TickList(SelectionList[str]):
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        try:
+            option = self.get_option_at_index(self.scroll_offset.y + y)  # as SelectionList counts
+        except OptionDoesNotExist:
+            return strip
+        if len(segments) < 2 or segments[1].text != Checkbox.BUTTON_INNER:
+            return strip
+        segments[1] = Segment(TICK if option.value in self.selected else " ", segments[1].style)
+        return Strip(segments, strip.cell_length)
+
+
+class TickBox(Checkbox):
+    def on_mount(self) -> None:
+        self.BUTTON_INNER = TICK if self.value else " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = TICK if self.value else " "
+        super().watch_value()

@@ -1,24 +1,40 @@
-"""Practice: what a session asks (`Plan`, `Practice`), the running session, and the saved progress."""
+"""Practice: what a session asks (`Plan`, `Practice`), the running session, the saved progress,
+the spaced-repetition schedule of templates (FSRS) and what the history says is mastered."""
 
-from perfdrill.engine.practice.plan import Plan, Practice
+from perfdrill.engine.practice.mastery import Accuracy, Cell, ProgressReport, Streak, progress_report
+from perfdrill.engine.practice.plan import Plan, Practice, question_items, variant_reference
 from perfdrill.engine.practice.progress import (
     Attempt,
     FamilyStats,
+    HistoryRow,
     ProgressStore,
-    SessionSummary,
     StoredSession,
-    summarize,
 )
-from perfdrill.engine.practice.session import SessionState
+from perfdrill.engine.practice.schedule import RATING_NAMES, ReviewQueue, review_queue
+from perfdrill.engine.practice.session import MAX_TRIES, Outcome, SessionState
+from perfdrill.engine.practice.summary import SessionSummary, summarize
 
 __all__ = [
+    "MAX_TRIES",
+    "RATING_NAMES",
+    "Accuracy",
     "Attempt",
+    "Cell",
     "FamilyStats",
+    "HistoryRow",
+    "Outcome",
     "Plan",
     "Practice",
+    "ProgressReport",
     "ProgressStore",
+    "ReviewQueue",
     "SessionState",
     "SessionSummary",
     "StoredSession",
+    "Streak",
+    "progress_report",
+    "question_items",
+    "review_queue",
     "summarize",
+    "variant_reference",
 ]

@@ -28,10 +28,15 @@ class Plan:
     models: tuple[str, ...] = ()
     seed: int = 0
     items: tuple[tuple[str, int], ...] = ()  # an explicit (question id, seed) list, e.g. "retry these"
+    review: bool = False  # today's spaced-repetition queue
 
     @property
     def total(self) -> int | None:
         return len(self.items) if self.items else self.count
+
+    def reference(self, question: str, seed: int) -> str:
+        """How to ask for this variant again from the command line (see `variant_reference`)."""
+        return variant_reference(question, seed, self.chips, self.models)
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -46,7 +51,21 @@ class Plan:
             models=tuple(data.get("models", ())),
             seed=int(data.get("seed", 0)),
             items=tuple((str(q), int(s)) for q, s in data.get("items", ())),
+            review=bool(data.get("review", False)),
         )
+
+
+def variant_reference(question: str, seed: int, chips: Sequence[str] = (), models: Sequence[str] = ()) -> str:
+    """The id, seed and any chip or model restriction of a variant: "matmul/gemv #42 --chip l4" is
+    `perfdrill preview matmul/gemv --seed 42 --chip l4`. A restriction changes which variant a seed
+    draws, so a reference without it would name another variant."""
+    flags = [f"--chip {chip}" for chip in chips] + [f"--model {model}" for model in models]
+    return " ".join([f"{question} #{seed}", *flags])
+
+
+def question_items(questions: Sequence[str], count: int, seed: int) -> tuple[tuple[str, int], ...]:
+    """`count` variants of the named questions, taking turns: `--question X --count 8` asks X 8 times."""
+    return tuple((questions[i % len(questions)], variant_seed(seed, i)) for i in range(count))
 
 
 def set_item(templates: Sequence[Template], seed: int, index: int) -> tuple[Template, int]:

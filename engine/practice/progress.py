@@ -1,8 +1,9 @@
-"""Practice history in SQLite under the user data folder.
+"""Practice history and the review schedule in SQLite under the user data folder.
 
 Every graded attempt is one transaction (WAL journal, synchronous=FULL), so a crash or a kill
-loses at most the attempt in flight. The file is never deleted or rewritten by perfdrill: a
-store it cannot read is reported, not replaced.
+loses at most the attempt in flight. Readers open the file read-only and never take the writer's
+lock, so `perfdrill stats` works while a session is saving. The file is never deleted or rewritten
+by perfdrill: a store it cannot read is reported in one line, not replaced.
 """
 
 from __future__ import annotations
@@ -11,50 +12,35 @@ import json
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.problems.generation import Problem, variant_seed
+from perfdrill.engine.practice.plan import Plan, variant_reference
+from perfdrill.engine.practice.schedule import (
+    DEFAULT_MASTERY_AFTER,
+    DEFAULT_NEW_PER_DAY,
+    CardRow,
+)
+from perfdrill.engine.practice.schema import SCHEDULE_TABLES, SCHEMA_VERSION, TABLES, apply_review, prepare
+from perfdrill.engine.problems.generation import Problem
 from perfdrill.engine.problems.grading import Grade
 from perfdrill.engine.resources import user_data_dir
 
 STORE_FILE = "progress.sqlite3"
-_SCHEMA_VERSION = 1
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sessions (
-    id INTEGER PRIMARY KEY,
-    started REAL NOT NULL,
-    plan TEXT NOT NULL,
-    position INTEGER NOT NULL DEFAULT 0,
-    finished REAL
-);
-CREATE TABLE IF NOT EXISTS attempts (
-    id INTEGER PRIMARY KEY,
-    session INTEGER NOT NULL REFERENCES sessions(id),
-    position INTEGER NOT NULL,
-    question TEXT NOT NULL,
-    title TEXT NOT NULL,
-    family TEXT NOT NULL,
-    difficulty TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    answers TEXT NOT NULL,
-    grades TEXT NOT NULL,
-    score REAL NOT NULL,
-    hints INTEGER NOT NULL,
-    seconds REAL NOT NULL,
-    answered REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS attempts_by_session ON attempts(session);
-"""
+SETTINGS = {"new_per_day": DEFAULT_NEW_PER_DAY, "mastery_after": DEFAULT_MASTERY_AFTER}
+_BUSY_SECONDS = 5.0  # how long a write waits for another writer before reporting the store busy
 
 
 def default_store_path() -> Path:
     return user_data_dir() / STORE_FILE
+
+
+def _ids(text: str) -> tuple[str, ...]:
+    return tuple(part for part in text.split(",") if part)
 
 
 @dataclass(frozen=True)
@@ -70,6 +56,9 @@ class Attempt:
     score: float
     hints: int
     seconds: float
+    try_number: int = 1  # 2: the same numbers again, before the answer was shown
+    chips: tuple[str, ...] = ()  # the session's restriction, which decides the variant a seed draws
+    models: tuple[str, ...] = ()
 
     @classmethod
     def of(
@@ -80,6 +69,9 @@ class Attempt:
         grade: Grade,
         hints: int,
         seconds: float,
+        *,
+        plan: Plan,
+        try_number: int = 1,
     ) -> Attempt:
         template = problem.template
         parts = {
@@ -98,11 +90,19 @@ class Attempt:
             grade.score,
             hints,
             seconds,
+            try_number,
+            plan.chips,
+            plan.models,
         )
 
     @property
     def mistakes(self) -> tuple[str, ...]:
         return tuple(part["mistake"] for part in self.parts.values() if part.get("mistake"))
+
+    @property
+    def reference(self) -> str:
+        """The variant as `perfdrill preview` and `grade` regenerate it."""
+        return variant_reference(self.question, self.seed, self.chips, self.models)
 
 
 @dataclass(frozen=True)
@@ -116,152 +116,242 @@ class StoredSession:
 @dataclass(frozen=True)
 class FamilyStats:
     family: str
-    attempts: int
-    correct: int  # attempts scored in full
+    attempts: int  # first tries: a second try is practice, not a new answer
+    correct: int  # first tries scored in full
     mean_score: float
     seconds: float
     top_mistake: str | None
 
 
+@dataclass(frozen=True)
+class HistoryRow:
+    """One first try, as mastery, streaks and accuracy read it."""
+
+    question: str
+    family: str
+    difficulty: str
+    answered: float  # Unix seconds
+    score: float
+    hints: int
+
+
+_ATTEMPT_COLUMNS = (
+    "position, question, title, family, difficulty, seed, answers, grades, score, hints, seconds, try_number,"
+    " chips, models"
+)
+
+
 class ProgressStore:
-    def __init__(self, path: Path | None = None) -> None:
+    """The store at `path` (default: the user data folder). `readonly` opens it for reading only:
+    never a lock a writer needs, and a store that does not exist yet reads as empty."""
+
+    def __init__(
+        self, path: Path | None = None, *, readonly: bool = False, now: Callable[[], float] = time.time
+    ) -> None:
         self.path = path or default_store_path()
+        self.readonly = readonly
+        self.now = now
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version > _SCHEMA_VERSION:
-                raise PerfdrillError(
-                    f"progress store is from a newer perfdrill (schema {version})", file=str(self.path)
-                )
-            self._db.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version={_SCHEMA_VERSION}; COMMIT;")
+            self._db = self._connect()
         except (sqlite3.Error, OSError) as exc:
             raise PerfdrillError(f"cannot open the progress store: {exc}", file=str(self.path)) from None
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=_BUSY_SECONDS)
+            prepare(db, str(self.path))
+            db.execute("PRAGMA synchronous=FULL")
+            return db
+        if self.path.exists():
+            uri = self.path.resolve().as_uri() + "?mode=ro"
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=_BUSY_SECONDS)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == SCHEMA_VERSION:
+                return db
+            db.close()
+            if version:  # an older store: bring it up to date once, then read it as usual
+                ProgressStore(self.path).close()
+                return self._connect()
+        db = sqlite3.connect(":memory:", isolation_level=None)  # nothing saved yet
+        for statement in (TABLES + SCHEDULE_TABLES).split(";"):
+            db.execute(statement)
+        return db
 
     def close(self) -> None:
         self._db.close()
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
+    def _reading(self) -> Iterator[None]:
+        """Report a damaged store (a flipped bit, a truncated file) in one line; never touch it."""
         try:
             yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        except (sqlite3.Error, ValueError, TypeError, KeyError) as exc:
+            raise PerfdrillError(f"cannot read the progress store: {exc}", file=str(self.path)) from None
 
-    def _write(self, sql: str, args: tuple[Any, ...]) -> int:
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        with self._reading():
+            return self._db.execute(sql, args).fetchall()
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One transaction; a failure (a full disk, a damaged file) is PerfdrillError, nothing half-done."""
+        if self.readonly:
+            raise PerfdrillError("the progress store was opened for reading only", file=str(self.path))
         try:
-            with self._transaction():
-                cursor = self._db.execute(sql, args)
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
         except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise PerfdrillError(f"cannot save progress: {exc}", file=str(self.path)) from None
-        return int(cursor.lastrowid or 0)
+
+    # Writing -------------------------------------------------------------------------------
 
     def start_session(self, plan: Plan) -> int:
-        return self._write(
-            "INSERT INTO sessions (started, plan) VALUES (?, ?)", (time.time(), json.dumps(plan.as_json()))
-        )
+        with self._writing() as db:
+            cursor = db.execute(
+                "INSERT INTO sessions (started, plan) VALUES (?, ?)", (self.now(), json.dumps(plan.as_json()))
+            )
+        return int(cursor.lastrowid or 0)
 
-    def record_attempt(self, session: int, attempt: Attempt) -> None:
-        self._write(
-            "INSERT INTO attempts (session, position, question, title, family, difficulty, seed, answers,"
-            " grades, score, hints, seconds, answered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                session,
-                attempt.position,
-                attempt.question,
-                attempt.title,
-                attempt.family,
-                attempt.difficulty,
-                attempt.seed,
-                json.dumps(attempt.answers),
-                json.dumps(attempt.parts),
-                attempt.score,
-                attempt.hints,
-                attempt.seconds,
-                time.time(),
-            ),
-        )
+    def record_attempt(self, session: int, attempt: Attempt, rating: int | None = None) -> None:
+        """Save one graded try; with a `rating`, the question is over and its template's card
+        moves on in the same transaction."""
+        when = self.now()
+        with self._writing() as db:
+            db.execute(
+                f"INSERT INTO attempts (session, {_ATTEMPT_COLUMNS}, answered)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session,
+                    attempt.position,
+                    attempt.question,
+                    attempt.title,
+                    attempt.family,
+                    attempt.difficulty,
+                    attempt.seed,
+                    json.dumps(attempt.answers),
+                    json.dumps(attempt.parts),
+                    attempt.score,
+                    attempt.hints,
+                    attempt.seconds,
+                    attempt.try_number,
+                    ",".join(attempt.chips),
+                    ",".join(attempt.models),
+                    when,
+                ),
+            )
+            if rating is not None:
+                apply_review(db, attempt.question, rating, when, session)
+
+    def record_review(self, template: str, rating: int, session: int | None = None) -> float:
+        """A question closed without a new try (its answer was shown, or the user moved on);
+        the template's next due time."""
+        with self._writing() as db:
+            return apply_review(db, template, rating, self.now(), session)
 
     def advance(self, session: int, position: int) -> None:
         """The next question to show when the session is resumed."""
-        self._write("UPDATE sessions SET position = ? WHERE id = ?", (position, session))
+        with self._writing() as db:
+            db.execute("UPDATE sessions SET position = ? WHERE id = ?", (position, session))
 
     def finish(self, session: int) -> None:
-        self._write("UPDATE sessions SET finished = ? WHERE id = ?", (time.time(), session))
+        with self._writing() as db:
+            db.execute("UPDATE sessions SET finished = ? WHERE id = ?", (self.now(), session))
+
+    def set_setting(self, key: str, value: int) -> None:
+        if key not in SETTINGS:
+            raise PerfdrillError(f"unknown setting {key!r}; settings: {', '.join(SETTINGS)}")
+        with self._writing() as db:
+            db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, str(value)))
+
+    # Reading -------------------------------------------------------------------------------
+
+    def setting(self, key: str) -> int:
+        rows = self._rows("SELECT value FROM settings WHERE key = ?", (key,))
+        with self._reading():
+            return int(rows[0][0]) if rows else SETTINGS[key]
 
     def session(self, session: int) -> StoredSession:
-        row = self._db.execute("SELECT id, plan, position FROM sessions WHERE id = ?", (session,)).fetchone()
-        if row is None:
+        rows = self._rows("SELECT id, plan, position FROM sessions WHERE id = ?", (session,))
+        if not rows:
             raise PerfdrillError(f"no practice session {session}", file=str(self.path))
-        return StoredSession(row[0], Plan.from_json(json.loads(row[1])), row[2], self._attempts(row[0]))
+        ((number, plan, position),) = rows
+        with self._reading():
+            return StoredSession(number, Plan.from_json(json.loads(plan)), position, self._attempts(number))
 
     def unfinished(self) -> StoredSession | None:
-        """The latest session that was interrupted after at least one answer, if any."""
-        row = self._db.execute(
+        """The latest session that was left before its end after at least one answer, if any."""
+        rows = self._rows(
             "SELECT s.id FROM sessions s WHERE s.finished IS NULL"
             " AND EXISTS (SELECT 1 FROM attempts a WHERE a.session = s.id) ORDER BY s.id DESC LIMIT 1"
-        ).fetchone()
-        return None if row is None else self.session(row[0])
+        )
+        return self.session(rows[0][0]) if rows else None
 
     def _attempts(self, session: int) -> tuple[Attempt, ...]:
-        rows = self._db.execute(
-            "SELECT position, question, title, family, difficulty, seed, answers, grades, score, hints,"
-            " seconds FROM attempts WHERE session = ? ORDER BY id",
+        rows = self._rows(
+            f"SELECT {_ATTEMPT_COLUMNS} FROM attempts WHERE session = ? ORDER BY id",
             (session,),
-        ).fetchall()
+        )
         return tuple(
-            Attempt(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), json.loads(r[7]), r[8], r[9], r[10])
+            Attempt(
+                position=r[0],
+                question=r[1],
+                title=r[2],
+                family=r[3],
+                difficulty=r[4],
+                seed=r[5],
+                answers=json.loads(r[6]),
+                parts=json.loads(r[7]),
+                score=r[8],
+                hints=r[9],
+                seconds=r[10],
+                try_number=r[11],
+                chips=_ids(r[12]),
+                models=_ids(r[13]),
+            )
             for r in rows
         )
 
     def family_stats(self) -> list[FamilyStats]:
-        rows = self._db.execute(
+        """Per family, over first tries: how many, how many right, mean score, time, top mistake."""
+        rows = self._rows(
             "SELECT family, COUNT(*), SUM(score >= 1), AVG(score), SUM(seconds) FROM attempts"
-            " GROUP BY family ORDER BY family"
-        ).fetchall()
+            " WHERE try_number = 1 GROUP BY family ORDER BY family"
+        )
         mistakes: dict[str, Counter[str]] = {}
-        for family, grades in self._db.execute("SELECT family, grades FROM attempts"):
-            for part in json.loads(grades).values():
-                if part.get("mistake"):
-                    mistakes.setdefault(family, Counter())[part["mistake"]] += 1
-        return [
-            FamilyStats(
-                family,
-                count,
-                int(correct),
-                float(mean),
-                float(seconds),
-                mistakes[family].most_common(1)[0][0] if family in mistakes else None,
-            )
-            for family, count, correct, mean, seconds in rows
-        ]
+        with self._reading():
+            for family, grades in self._rows("SELECT family, grades FROM attempts WHERE try_number = 1"):
+                for part in json.loads(grades).values():
+                    if part.get("mistake"):
+                        mistakes.setdefault(family, Counter())[part["mistake"]] += 1
+            return [
+                FamilyStats(
+                    family,
+                    count,
+                    int(correct),
+                    float(mean),
+                    float(seconds),
+                    mistakes[family].most_common(1)[0][0] if family in mistakes else None,
+                )
+                for family, count, correct, mean, seconds in rows
+            ]
 
+    def history(self) -> list[HistoryRow]:
+        """Every first try, oldest first."""
+        rows = self._rows(
+            "SELECT question, family, difficulty, answered, score, hints FROM attempts WHERE try_number = 1"
+            " ORDER BY answered, id"
+        )
+        return [HistoryRow(*row) for row in rows]
 
-@dataclass(frozen=True)
-class SessionSummary:
-    by_family: tuple[tuple[str, int, int, float], ...]  # family, attempts, correct, mean score
-    seconds: float
-    missed: tuple[Attempt, ...]  # the last attempt of each question not yet answered in full
-
-    def retry_plan(self, seed: int) -> Plan:
-        """A plan of fresh variants of the missed questions."""
-        return Plan(items=tuple((a.question, variant_seed(a.seed, seed)) for a in self.missed), seed=seed)
-
-
-def summarize(attempts: tuple[Attempt, ...]) -> SessionSummary:
-    families: dict[str, list[Attempt]] = {}
-    last_at: dict[int, Attempt] = {}
-    for attempt in attempts:
-        families.setdefault(attempt.family, []).append(attempt)
-        last_at[attempt.position] = attempt
-    by_family = tuple(
-        (family, len(group), sum(a.score >= 1 for a in group), sum(a.score for a in group) / len(group))
-        for family, group in sorted(families.items())
-    )
-    missed = tuple(a for _, a in sorted(last_at.items()) if a.score < 1)
-    return SessionSummary(by_family, sum(a.seconds for a in attempts), missed)
+    def cards(self) -> dict[str, CardRow]:
+        """Every scheduled template's due time, first review, review count and last rating."""
+        rows = self._rows("SELECT template, due, created, reviews, last_rating FROM cards")
+        return {row[0]: CardRow(*row) for row in rows}

@@ -1,6 +1,9 @@
-"""The running practice session: where it is, what it has asked, and saving each graded attempt.
+"""The running practice session: where it is, what it has asked, the tries at the current question,
+and saving each graded try and each finished question's review.
 
 Screens read and advance this; it holds no widgets, so the flow is easy to follow and to test.
+A question gets up to `MAX_TRIES` tries at the same numbers before its answer is shown; the first
+try is the one scored, and the question's FSRS rating is settled when it is over.
 """
 
 from __future__ import annotations
@@ -9,15 +12,30 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from perfdrill.engine.practice.plan import Practice
-from perfdrill.engine.practice.progress import (
-    Attempt,
-    ProgressStore,
-    SessionSummary,
-    StoredSession,
-    summarize,
-)
+from perfdrill.engine.practice.progress import Attempt, ProgressStore, StoredSession
+from perfdrill.engine.practice.schedule import Try, rating_for
+from perfdrill.engine.practice.summary import SessionSummary, summarize
 from perfdrill.engine.problems.generation import Problem
 from perfdrill.engine.problems.grading import Grade, grade
+
+MAX_TRIES = 2
+
+
+def _try(attempt: Attempt) -> Try:
+    return Try(attempt.score, attempt.hints, attempt.seconds, len(attempt.parts))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One graded try, and whether its question is over."""
+
+    grade: Grade
+    attempt: Attempt
+    rating: int | None  # the question's FSRS rating once it is over; None while a try is left
+
+    @property
+    def can_try_again(self) -> bool:
+        return self.rating is None
 
 
 @dataclass
@@ -29,13 +47,14 @@ class SessionState:
     position: int = 0
     retries: int = 0  # fresh variants asked for so far, so each retry gets a new seed
     attempts: list[Attempt] = field(default_factory=list)
+    first_try: Attempt | None = None  # the current question's wrong first try, while a second may follow
 
     @classmethod
     def resume(
         cls, stored: StoredSession, practice: Practice, store: ProgressStore, clock: Callable[[], float]
     ) -> SessionState:
         answered = any(attempt.position == stored.position for attempt in stored.attempts)
-        position = stored.position + 1 if answered else stored.position  # quit on its feedback
+        position = stored.position + 1 if answered else stored.position  # left on its feedback
         return cls(practice, store, stored.id, clock, position, attempts=list(stored.attempts))
 
     @property
@@ -47,11 +66,15 @@ class SessionState:
         return self.total is not None and self.position >= self.total
 
     def progress_label(self) -> str:
-        return (
-            f"{self.position + 1}/{self.total}"
-            if self.total is not None
-            else f"{self.position + 1} (endless)"
-        )
+        """E.g. "question 3/10", "review 2/5" or "question 12 (endless)"."""
+        kind = "review" if self.practice.plan.review else "question"
+        if self.total is None:
+            return f"{kind} {self.position + 1} (endless)"
+        return f"{kind} {self.position + 1}/{self.total}"
+
+    def reference(self, problem: Problem) -> str:
+        """The shown variant as the command line regenerates it, restriction included."""
+        return self.practice.plan.reference(problem.id, problem.seed)
 
     def next_problem(self) -> Problem:
         return self.practice.problem(self.position)
@@ -60,23 +83,53 @@ class SessionState:
         self.retries += 1
         return self.practice.fresh_variant(problem, self.retries)
 
-    def grade(
-        self, problem: Problem, answers: Mapping[str, str], hints: int, started: float
-    ) -> tuple[Grade, Attempt]:
-        """Grade one attempt; the caller has already checked every answer parses."""
+    def grade(self, problem: Problem, answers: Mapping[str, str], hints: int, started: float) -> Outcome:
+        """Grade one try; the caller has already checked every answer parses. A wrong first try
+        leaves the question open for a second try at the same numbers."""
         result = grade(problem, answers)
         seconds = max(0.0, self.clock() - started)
-        return result, Attempt.of(self.position, problem, answers, result, hints, seconds)
+        first = self.first_try
+        if first is not None and (first.question, first.seed) != (problem.id, problem.seed):
+            first = None  # a fresh variant is a new question
+        attempt = Attempt.of(
+            self.position,
+            problem,
+            answers,
+            result,
+            hints,
+            seconds,
+            plan=self.practice.plan,
+            try_number=2 if first is not None else 1,
+        )
+        if first is None and result.score < 1:
+            return Outcome(result, attempt, None)
+        rating = rating_for(_try(first), _try(attempt)) if first is not None else rating_for(_try(attempt))
+        return Outcome(result, attempt, rating)
 
-    def save(self, attempt: Attempt) -> None:
-        """One transaction per attempt, so a crash loses at most the attempt in flight."""
-        self.store.record_attempt(self.session_id, attempt)
-        self.attempts.append(attempt)
+    def accept(self, outcome: Outcome) -> None:
+        """Take the try into the session (at once, so the next key already sees it)."""
+        self.attempts.append(outcome.attempt)
+        self.first_try = outcome.attempt if outcome.can_try_again else None
+
+    def save(self, outcome: Outcome) -> None:
+        """One transaction per try, so a crash loses at most the try in flight; a PerfdrillError
+        (a full disk) is the caller's to report, and the session goes on in memory."""
+        self.store.record_attempt(self.session_id, outcome.attempt, outcome.rating)
+
+    def close_question(self) -> None:
+        """The current question ends without another try (its answer shown, or the user moved
+        on): a wrong first try is reviewed as forgotten."""
+        first, self.first_try = self.first_try, None
+        if first is not None:
+            self.store.record_review(first.question, rating_for(_try(first)), self.session_id)
 
     def advance(self) -> None:
         self.position += 1
         self.store.advance(self.session_id, self.position)
 
-    def finish(self) -> SessionSummary:
+    def summary(self, *, finished: bool) -> SessionSummary:
+        return summarize(tuple(self.attempts), finished=finished)
+
+    def finish(self) -> None:
+        """The last question is done: the session is no longer offered to continue."""
         self.store.finish(self.session_id)
-        return summarize(tuple(self.attempts))

@@ -1,20 +1,77 @@
-"""A variant on the roofline: the chip's roof (and any scenario's) and where each operation sits.
+"""A variant on the roofline: the roof of the chip and dtype it runs on, and the question's own
+operations, each labelled as a person would name it.
 
-The TUI chart and the printed plots both draw this; every number is an engine quantity
-(`system_flops`, `system_bandwidth`, `ridge_point`, `*arithmetic_intensity`, `*attainable_flops`).
+An operation belongs on the chart only when the question's answers use its FLOPs and bytes: a
+capacity question (does the KV cache fit?) has no point, and a part that sweeps an input (which
+row counts are compute-bound?) plots one point per swept value. The TUI chart and the printed
+plots both draw this; every number is an engine quantity (`system_flops`, `system_bandwidth`,
+`ridge_point`, `*arithmetic_intensity`, `*attainable_flops`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.model.evaluation import computed
+from perfdrill.engine.model.evaluation import computed, info
+from perfdrill.engine.model.units import format_quantity
 from perfdrill.engine.problems.variants import Variant
 
-# Operation prefixes a workload may define a roofline for, and what to call them on a chart.
-OPERATIONS = {"": "operation", "prefill_": "prefill", "weights_": "weight matmuls", "attention_": "attention"}
+Values = Callable[[str], Any]  # a quantity's value where the operation is looked at
+
+
+def _count(value: Any) -> str:
+    return format_quantity(float(value), "1", digits=4)
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation a workload can put on the roofline: its work is `{prefix}flops`, its traffic
+    `{prefix}bytes`, or the quantity `traffic` when it moves other bytes than the roofline's."""
+
+    prefix: str
+    name: Callable[[str, Values], str]  # (workload, values) -> the label a person reads
+    traffic: str | None = None
+    workloads: tuple[str, ...] | None = None  # None: any workload that computes its quantities
+    unless: str | None = None  # not plotted when the answers use this, unless they ask about it
+
+    @property
+    def bytes(self) -> str:
+        return self.traffic or self.prefix + "bytes"
+
+
+def _prefill(values: Values) -> str:
+    batch = float(values("batch"))
+    prompts = f"{_count(batch)} prompts" if batch != 1 else "one prompt"
+    return f"prefill, {prompts} of {_count(values('prompt'))} tokens"
+
+
+def _main_operation(workload: str, values: Values) -> str:
+    if workload == "matmul":
+        return f"matmul m={_count(values('m'))} · k={_count(values('k'))} · n={_count(values('n'))}"
+    if workload == "elementwise":
+        kernels = float(values("kernels"))
+        return f"{_count(kernels)} ops fused into one kernel" if kernels > 1 else "the kernel"
+    if workload.startswith("prefill"):
+        return _prefill(values)
+    return f"decode step, batch {_count(values('batch'))}"
+
+
+OPERATIONS = (
+    Operation("", _main_operation, unless="unfused_bytes"),
+    Operation(
+        "",
+        lambda _, v: f"the chain run eagerly: {_count(v('kernels'))} kernels",
+        traffic="unfused_bytes",
+        workloads=("elementwise",),
+    ),
+    Operation("prefill_", lambda _, v: _prefill(v)),
+    Operation("weights_", lambda _, v: f"weight matmuls, batch {_count(v('batch'))}"),
+    Operation("attention_", lambda _, v: f"attention over the KV cache, batch {_count(v('batch'))}"),
+)
 
 
 @dataclass(frozen=True)
@@ -42,40 +99,141 @@ def _positive(value: float) -> float | None:
     return value if math.isfinite(value) and value > 0 else None
 
 
-def roofline_view(variant: Variant) -> RooflineView | None:
-    """The roofs and operating points of `variant`, or None for a question with no roofline."""
-    table = computed(variant.template.workload)
-    if "ridge_point" not in table:
+def _closure(workload: str, names: Iterable[str]) -> set[str]:
+    """`names` and every computed quantity they are worked out from."""
+    table = set(computed(workload))
+    seen: set[str] = set()
+    stack = [name for name in names if name in table]
+    while stack:
+        name = stack.pop()
+        if name not in seen:
+            seen.add(name)
+            stack.extend(arg for arg in info(workload, name).args if arg in table)
+    return seen
+
+
+# What `formulas.roofline(prefix)` defines for one operation, besides its FLOPs and bytes.
+_ROOFLINE_QUANTITIES = (
+    "arithmetic_intensity",
+    "compute_time",
+    "memory_time",
+    "runtime",
+    "runtime_no_overlap",
+    "bound",
+    "attainable_flops",
+)
+
+
+def _own_quantities(op: Operation) -> set[str]:
+    return {op.prefix + "flops", op.bytes, *(op.prefix + name for name in _ROOFLINE_QUANTITIES)}
+
+
+def _operations(workload: str, asked: set[str], used: set[str]) -> list[Operation]:
+    """The operations whose work and traffic the answers are worked out from."""
+    table = set(computed(workload))
+    return [
+        op
+        for op in OPERATIONS
+        if (op.workloads is None or workload in op.workloads)
+        and {op.prefix + "flops", op.bytes, op.prefix + "attainable_flops"} <= table
+        and (op.bytes in used or (op.traffic is None and op.prefix + "flops" in used))
+        and not (op.unless and op.unless in used and not asked & _own_quantities(op))
+    ]
+
+
+def _point(op: Operation, look: Variant, scope: str | None, label: str) -> OperatingPoint | None:
+    """Where `op` sits, from the engine's own intensity and attainable FLOP/s."""
+    if op.traffic is not None:  # the roofline formulas, fed the bytes this operation really moves
+        traffic = float(look.lookup(op.traffic, scope))
+        look = Variant(look.template, look.params, {**look.inputs, op.prefix + "bytes": traffic})
+    intensity = _positive(float(look.lookup(op.prefix + "arithmetic_intensity", scope)))
+    attainable = _positive(float(look.lookup(op.prefix + "attainable_flops", scope)))
+    if intensity is None or attainable is None:
         return None
+    return OperatingPoint(label, intensity, attainable)
+
+
+def _scenario(variant: Variant, key: str, default: Any) -> Any:
+    value = variant.template.scenario.get(key, default)
+    return variant.params[value] if isinstance(value, str) and value in variant.params else value
+
+
+def _roof_label(variant: Variant) -> str:
+    chip = _scenario(variant, "chip", None)
+    name = getattr(chip, "name", "the chip")
+    chips = int(_scenario(variant, "chips", 1))
+    mfu = float(_scenario(variant, "mfu", 1.0))
+    label = f"{chips} × {name}" if chips > 1 else name
+    label += f", {_scenario(variant, 'dtype', 'bf16')}"
+    return label + (f" at {mfu:.0%} MFU" if mfu < 1 else "")
+
+
+def _scope_words(scope: str | None) -> str:
+    return f" ({scope.replace('_', ' ')})" if scope else ""
+
+
+def roofline_view(variant: Variant) -> RooflineView | None:
+    """The roofs and the question's operating points, or None when no answer uses an operation."""
+    template = variant.template
+    workload = template.workload
+    if "ridge_point" not in computed(workload):
+        return None
+    asked: dict[str | None, set[str]] = {}
+    sweeps: list[tuple[str, tuple[float, ...], set[str]]] = []
+    for part in template.parts:
+        if part.answer is None:
+            continue
+        if part.sweep is not None:
+            sweeps.append((part.sweep, part.sweep_values, {name for _, name in part.answer.names}))
+            continue
+        for scope, name in part.answer.names:
+            asked.setdefault(scope, set()).add(name)
+    # (scope, inputs replaced, label suffix) for each place an operation is looked at.
+    places: list[tuple[str | None, dict[str, float], str, list[Operation]]] = []
+    for scope, names in asked.items():
+        used = _closure(workload, names)
+        places.append((scope, {}, _scope_words(scope), _operations(workload, names, used)))
+    for sweep, swept, names in sweeps:
+        operations = _operations(workload, names, _closure(workload, names))
+        places += [(None, {sweep: value}, "", operations) for value in swept]
     roofs: list[Roof] = []
     points: list[OperatingPoint] = []
-    for scope in (None, *variant.template.scenarios):
-        suffix = f" ({scope})" if scope else ""
+    for scope, replaced, suffix, operations in places:
+        if not operations:
+            continue
+        look = Variant(template, variant.params, {**variant.inputs, **replaced}) if replaced else variant
         try:
             roof = Roof(
-                f"roof{suffix}",
-                float(variant.lookup("system_flops", scope)),
-                float(variant.lookup("system_bandwidth", scope)),
-                float(variant.lookup("ridge_point", scope)),
+                _roof_label(variant) + suffix,
+                float(look.lookup("system_flops", scope)),
+                float(look.lookup("system_bandwidth", scope)),
+                float(look.lookup("ridge_point", scope)),
             )
         except (PerfdrillError, ArithmeticError, TypeError, ValueError):
             return None  # no chip in this question: nothing to draw
-        new = all((r.peak_flops, r.bandwidth) != (roof.peak_flops, roof.bandwidth) for r in roofs)
-        if new and _positive(roof.peak_flops) and _positive(roof.bandwidth):
-            roofs.append(roof)  # a scenario that changes the chip's roof gets its own line
-        for prefix, name in OPERATIONS.items():
-            if prefix + "arithmetic_intensity" not in table:
-                continue
+        if not (_positive(roof.peak_flops) and _positive(roof.bandwidth)):
+            continue
+        if all((r.peak_flops, r.bandwidth) != (roof.peak_flops, roof.bandwidth) for r in roofs):
+            roofs.insert(0 if scope is None else len(roofs), roof)  # the variant's own roof first
+
+        def values(name: str, look: Variant = look, scope: str | None = scope) -> Any:
+            return look.lookup(name, scope)
+
+        for op in operations:
             try:
-                intensity = _positive(float(variant.lookup(prefix + "arithmetic_intensity", scope)))
-                attainable = _positive(float(variant.lookup(prefix + "attainable_flops", scope)))
+                label = op.name(workload, values)
+            except PerfdrillError:  # a template that gives FLOPs and bytes outright, not a shape
+                label = "the kernel"
+            try:
+                point = _point(op, look, scope, label + suffix)
             except (PerfdrillError, ArithmeticError, TypeError, ValueError):
                 continue
-            if intensity is None or attainable is None:
-                continue
-            if any(p.intensity == intensity and p.attainable == attainable for p in points):
+            if point is None or any(
+                math.isclose(p.intensity, point.intensity) and math.isclose(p.attainable, point.attainable)
+                for p in points
+            ):
                 continue  # a scenario that leaves this operation where it was
-            points.append(OperatingPoint(name + suffix, intensity, attainable))
+            points.append(point)
     if not roofs or not points:
         return None
     return RooflineView(tuple(roofs), tuple(points))

@@ -15,7 +15,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 
-from perfdrill.cli.options import add_questions_option, add_specs_option
+from perfdrill.cli.options import add_questions_option, add_restriction_options, add_specs_option
 from perfdrill.engine import PerfdrillError, UsageError, user_data_dir
 from perfdrill.engine.model import computed, info, load_specs, workload_names
 from perfdrill.engine.output import explanation_markdown
@@ -45,6 +45,7 @@ def register(commands: Any) -> None:
     preview.add_argument("target", metavar="ID|FOLDER", help="a question id or a template folder")
     preview.add_argument("--seed", type=int, default=0, help="variant seed (default 0)")
     preview.add_argument("--watch", action="store_true", help="re-render whenever the files change")
+    add_restriction_options(preview)
     add_questions_option(preview)
     add_specs_option(preview)
     preview.set_defaults(handler=run_preview)
@@ -142,7 +143,7 @@ def changes(folder: Path) -> Iterator[None]:
 
 def run_preview(args: argparse.Namespace) -> int:
     console = Console()
-    specs = load_specs(args.specs)
+    specs = load_specs(args.specs).only(args.chip, args.model)
     if not args.watch:
         console.print(preview_view(generate(_template(args), args.seed, specs)))
         return 0

@@ -33,3 +33,10 @@ def add_questions_option(parser: Any) -> None:
     parser.add_argument(
         "--questions", type=Path, action="append", default=[], metavar="DIR", help="extra template folder"
     )
+
+
+def add_restriction_options(parser: Any) -> None:
+    """`--chip`/`--model`: a restriction changes which variant a seed draws, so it is part of a
+    variant's reference (the app shows it after the seed)."""
+    parser.add_argument("--chip", action="append", default=[], metavar="ID", help="only this chip")
+    parser.add_argument("--model", action="append", default=[], metavar="ID", help="only this model")

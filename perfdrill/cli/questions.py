@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from perfdrill.cli.options import add_questions_option, add_specs_option
+from perfdrill.cli.options import add_questions_option, add_restriction_options, add_specs_option
 from perfdrill.engine import UsageError, user_data_dir
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.output import answers_markdown
@@ -34,6 +34,7 @@ def register(commands: Any) -> None:
     grading.add_argument("--answer", action="append", default=[], metavar="PART=TEXT", help="an answer")
     grading.add_argument("--json", action="store_true", help="machine-readable output")
     grading.add_argument("--solution", action="store_true", help="also show the answers and the derivation")
+    add_restriction_options(grading)
     add_questions_option(grading)
     add_specs_option(grading)
     grading.set_defaults(handler=run_grade)
@@ -72,7 +73,8 @@ def parse_answers(pairs: list[str]) -> dict[str, str]:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    problem = generate(load_bank(args.questions).get(args.question), args.seed, load_specs(args.specs))
+    specs = load_specs(args.specs).only(args.chip, args.model)
+    problem = generate(load_bank(args.questions).get(args.question), args.seed, specs)
     result = grade(problem, parse_answers(args.answer))
     if args.json:
         print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))

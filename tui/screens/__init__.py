@@ -1,1 +1,1 @@
-"""One module per screen: start, question, feedback, summary and help."""
+"""One module per screen: start, question, feedback, summary, progress, help, and the confirm dialog."""

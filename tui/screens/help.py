@@ -18,11 +18,16 @@ HELP = """\
 | `Ctrl+S` | question | submit every part |
 | `Ctrl+T` | question | show the next hint |
 | `Ctrl+B` | question | show or hide the chip and model specs, with sources |
-| `N` / `Enter` | feedback | next question |
-| `R` | feedback | retry with a fresh variant of the same question |
-| `X` | feedback | expand the worked explanation |
+| `T` / `Enter` | feedback, a try left | try the same numbers again (the first try is the one scored) |
+| `S` | feedback, a try left | show the answers |
+| `N` | feedback | next question |
+| `R` | feedback, answers shown | retry with a fresh variant of the same question |
+| `X` | feedback, answers shown | expand the worked explanation |
 | `R` | summary | practise the missed questions again |
-| `Esc` | anywhere | back out (a question or feedback ends the session) |
+| `Ctrl+E` | start, progress | review what is due today, then new templates |
+| `Ctrl+P` | start | progress: mastery, what is due, streaks |
+| `Esc` | anywhere | close what is open (specs, explanation, help), else back one step |
+| | question, feedback | ending the session asks first; it can be continued later |
 | `Ctrl+Q` | anywhere | quit; the session can be continued from the start screen |
 | `?` / `F1` | anywhere (`F1` in an answer field) | this help |
 
@@ -34,7 +39,9 @@ HELP = """\
   A malformed answer or a unit of the wrong kind is never graded and costs no attempt.
 - Choices take a letter, a number or the text; "select all" parts take a comma list or `none`.
 
-Progress is saved after every graded answer (`perfdrill stats` summarises it).
+Progress is saved after every graded answer (`perfdrill stats` summarises it). The title of a
+question names its variant as the command line regenerates it: `perfdrill preview ID --seed N`,
+with the same `--chip` and `--model` restriction.
 """
 
 

@@ -1,16 +1,26 @@
-"""A question: the prompt as Markdown, one checked input per part, staged hints and the spec panel."""
+"""A question: the prompt as Markdown, one checked input per part, staged hints and the spec panel.
+
+It opens at its top with the prompt in view; the first field has the focus without scrolling the
+prompt away. A second try opens with the first try's answers, each marked right or wrong.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.markdown import Markdown
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Region
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
 from perfdrill.engine.problems import FAMILIES, Problem, letter
-from perfdrill.tui.messages import EndSession, SpecsToggled, Submitted
+from perfdrill.tui.messages import SpecsToggled, Submitted
+from perfdrill.tui.screens.confirm import ask_to_end
 from perfdrill.tui.widgets import PartInput, SpecPanel, TitleBar
 
 
@@ -19,17 +29,31 @@ class QuestionScreen(Screen[None]):
         Binding("ctrl+s", "submit", "Submit", priority=True),
         Binding("ctrl+t", "hint", "Hint", priority=True),
         Binding("ctrl+b", "toggle_specs", "Specs", priority=True),
-        Binding("escape", "end", "End session"),
+        Binding("escape", "back", "Back"),
     ]
-    AUTO_FOCUS = ".answer"  # the first answer field, focused before the first paint
+    AUTO_FOCUS = ""  # focused in on_mount, without the scroll-to-centre that auto focus does
 
-    def __init__(self, problem: Problem, progress: str, started: float, *, show_specs: bool) -> None:
+    def __init__(
+        self,
+        problem: Problem,
+        progress: str,
+        reference: str,
+        started: float,
+        *,
+        show_specs: bool,
+        first_try: Mapping[str, tuple[str, bool]] | None = None,
+        hints_shown: int = 0,
+    ) -> None:
+        """`first_try` (part -> (answer, right)) makes this the second try at the same numbers."""
         super().__init__(classes="session")
         self.problem = problem
         self.progress = progress
+        self.reference = reference
         self.started = started
         self.show_specs = show_specs
+        self.first_try = dict(first_try or {})
         self.hints_shown = 0
+        self._hints_at_start = hints_shown
 
     def compose(self) -> ComposeResult:
         template = self.problem.template
@@ -37,18 +61,41 @@ class QuestionScreen(Screen[None]):
         with Horizontal():
             with VerticalScroll(id="question"):
                 yield Static(
-                    f"[b]{template.title}[/]  [dim]{FAMILIES[template.family]} · {template.difficulty}"
-                    f" · question {self.progress} · {self.problem.id} #{self.problem.seed}[/]",
+                    Text.assemble(
+                        (template.title, "bold"),
+                        (
+                            f"  {FAMILIES[template.family]} · {template.difficulty} · {self.progress}"
+                            f" · {self.reference}",
+                            "dim",
+                        ),
+                    ),
                     id="question-title",
                 )
+                if self.first_try:
+                    yield Static(
+                        Text(
+                            "Second try, same numbers: your first answers are below, each marked. "
+                            "This try does not change the score.",
+                            style="bold yellow",
+                        ),
+                        id="second-try",
+                    )
                 yield Static(Markdown(self.problem.prompt), id="prompt")
                 for index, part in enumerate(self.problem.parts):
-                    yield PartInput(index, part)
+                    answer, right = self.first_try.get(part.name, ("", None))
+                    yield PartInput(index, part, answer, right)
                 yield Static("", id="hints")
             panel = SpecPanel(self.problem)
             panel.display = self.show_specs
             yield panel
+        yield Static("", id="not-submitted")
         yield Footer()
+
+    def on_mount(self) -> None:
+        for _ in range(self._hints_at_start):
+            self._show_next_hint()
+        fields = [w for w in self.query(PartInput) if w.was_right is not True] or list(self.query(PartInput))
+        fields[0].query_one(Input).focus(scroll_visible=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         inputs = list(self.query(Input))
@@ -57,6 +104,9 @@ class QuestionScreen(Screen[None]):
             inputs[position + 1].focus()
         else:
             self.action_submit()
+
+    def on_part_input_checked(self) -> None:
+        self.query_one("#not-submitted", Static).update("")
 
     def action_submit(self) -> None:
         problems = []
@@ -67,31 +117,52 @@ class QuestionScreen(Screen[None]):
         if problems:
             widget, trouble = problems[0]
             widget.query_one(Input).focus()
-            self.notify(
-                f"({letter(widget.index)}): {trouble}. Nothing was graded, so no attempt was used.",
-                title="Not submitted",
-                severity="warning",
+            self.query_one("#not-submitted", Static).update(
+                Text.assemble(
+                    ("Not submitted: ", "bold yellow"),
+                    f"({letter(widget.index)}) {trouble}. Nothing was graded, so no try was used.",
+                )
             )
             return
         answers = {widget.part.name: widget.text for widget in self.query(PartInput)}
         self.post_message(Submitted(self.problem, answers, self.hints_shown, self.started))
+
+    def _show_next_hint(self) -> Static:
+        hints = self.problem.hints
+        self.hints_shown += 1
+        shown = "\n".join(f"{i + 1}. {hint}" for i, hint in enumerate(hints[: self.hints_shown]))
+        hints_view = self.query_one("#hints", Static)
+        hints_view.update(Markdown(f"**Hints** ({self.hints_shown}/{len(hints)})\n\n{shown}"))
+        return hints_view
 
     def action_hint(self) -> None:
         hints = self.problem.hints
         if self.hints_shown >= len(hints):
             self.notify("No more hints for this question." if hints else "This question has no hints.")
             return
-        self.hints_shown += 1
-        shown = "\n".join(f"{i + 1}. {hint}" for i, hint in enumerate(hints[: self.hints_shown]))
-        hints_view = self.query_one("#hints", Static)
-        hints_view.update(Markdown(f"**Hints** ({self.hints_shown}/{len(hints)})\n\n{shown}"))
+        hints_view = self._show_next_hint()
+        self.call_after_refresh(self._keep_in_view, hints_view)  # once the hint is laid out
+
+    def _keep_in_view(self, hints: Widget) -> None:
+        """Scroll the new hint into view without losing the field being typed in: when both do not
+        fit, the field (above the hints) wins."""
         scroller = self.query_one("#question", VerticalScroll)
-        self.call_after_refresh(scroller.scroll_to_widget, hints_view, animate=False)  # once laid out
+        focused = self.focused
+        wanted = [hints.region] + ([focused.region] if focused is not None and focused.region else [])
+        in_scroller = Region.from_union(wanted).translate(
+            scroller.scroll_offset - scroller.content_region.offset
+        )
+        scroller.scroll_to_region(in_scroller, animate=False, immediate=True)
 
     def action_toggle_specs(self) -> None:
         panel = self.query_one(SpecPanel)
         panel.display = not panel.display
         self.post_message(SpecsToggled(panel.display))
 
-    def action_end(self) -> None:
-        self.post_message(EndSession())
+    def action_back(self) -> None:
+        """Esc closes the spec panel when it is open; otherwise it asks before ending the session."""
+        panel = self.query_one(SpecPanel)
+        if panel.display:
+            self.action_toggle_specs()
+        else:
+            ask_to_end(self)

@@ -1,4 +1,5 @@
-"""The start screen: what to practise, how much of it, and "continue where I left off"."""
+"""The start screen: what to practise, how much of it, "continue where I left off", today's
+review queue and the way to the Progress screen."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from perfdrill.engine import PerfdrillError
-from perfdrill.engine.practice import FamilyStats, Plan, StoredSession
+from perfdrill.engine.practice import FamilyStats, Plan, ReviewQueue, StoredSession
 from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
-from perfdrill.tui.messages import ResumeSession, StartSession
-from perfdrill.tui.widgets import TitleBar
+from perfdrill.tui.messages import ResumeSession, ShowProgress, StartReview, StartSession
+from perfdrill.tui.widgets import TickBox, TickList, TitleBar
 
 _ANY = "any"
 
@@ -42,28 +43,32 @@ class StartScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", priority=True),
         Binding("ctrl+r", "resume", "Continue", priority=True),
+        Binding("ctrl+e", "review", "Review", priority=True),
+        Binding("ctrl+p", "progress", "Progress", priority=True),
         Binding("escape", "app.quit", "Quit", show=False),
     ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
 
     def __init__(
         self,
         defaults: Plan,
         unfinished: StoredSession | None,
         history: Text,
-        spec_ids: tuple[list[str], list[str]] | None = None,
+        ready: tuple[list[str], list[str], ReviewQueue | None] | None = None,
     ) -> None:
         super().__init__()
         self.defaults = defaults
         self.unfinished = unfinished
         self.history = history
-        self.spec_ids = spec_ids  # chip and model ids, once the bank has loaded
+        self.loaded = ready  # chip ids, model ids and today's queue, once the bank has loaded
         self.ready = False
+        self.queue: ReviewQueue | None = None
 
     def compose(self) -> ComposeResult:
         plan = self.defaults
         yield TitleBar()
         with Horizontal(id="start"):
-            families = SelectionList[str](
+            families = TickList(
                 *((label, family, family in plan.families) for family, label in FAMILIES.items()),
                 id="families",
             )
@@ -83,7 +88,7 @@ class StartScreen(Screen[None]):
                 with Horizontal(classes="row"):
                     yield Label("Questions", classes="field")
                     yield Input(str(plan.count or 10), type="integer", compact=True, id="count")
-                    yield Checkbox("endless", plan.count is None, compact=True, id="endless")
+                    yield TickBox("endless", plan.count is None, compact=True, id="endless")
                 with Horizontal(classes="row"):
                     yield Label("Seed", classes="field")
                     yield Input(
@@ -106,17 +111,22 @@ class StartScreen(Screen[None]):
                         compact=True,
                         id="models",
                     )
-                with Horizontal(id="buttons"):
-                    yield Button("Loading questions…", variant="primary", id="start-button", disabled=True)
-                    yield Button("Continue", id="resume-button")
-                yield Static(id="history")
+        with Horizontal(id="buttons"):
+            # The label never changes: a button keeps the width of its first label.
+            yield Button("Start", variant="primary", id="start-button", disabled=True)
+            yield Button("Continue", id="resume-button")
+            yield Button("Review", id="review-button", disabled=True)
+            yield Button("Progress", id="progress-button")
+        yield Static(id="history")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#families", SelectionList).focus()
+        self.query_one("#families", TickList).focus()
         self.show_history(self.unfinished, self.history)
-        if self.spec_ids is not None:
-            self.bank_ready(*self.spec_ids)
+        if self.loaded is None:
+            self.query_one("#history", Static).update(Text("Loading the question bank…", style="dim"))
+        else:
+            self._show_loaded()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.unfinished is not None if action == "resume" else True
@@ -124,26 +134,44 @@ class StartScreen(Screen[None]):
     def show_history(self, unfinished: StoredSession | None, history: Text) -> None:
         """Offer to continue `unfinished`, if any, and show the practice history line."""
         self.unfinished = unfinished
+        self.history = history
         self.refresh_bindings()
         button = self.query_one("#resume-button", Button)
         button.display = unfinished is not None
         if unfinished is not None:
             done = len({a.position for a in unfinished.attempts})
             button.label = f"Continue {done}/{unfinished.plan.total or '∞'}"
+            button.refresh(layout=True)  # a new label does not resize a button by itself
         self.query_one("#history", Static).update(history)
 
-    def bank_ready(self, chips: list[str], models: list[str]) -> None:
-        """The bank and specs are loaded: offer their ids and allow starting."""
+    def show_queue(self, queue: ReviewQueue | None) -> None:
+        """Label the Review button with today's queue ("Review · 3 due + 2 new")."""
+        self.queue = queue
+        button = self.query_one("#review-button", Button)
+        button.label = queue.label() if queue is not None else "Review"
+        button.disabled = queue is None or queue.size == 0
+        button.refresh(layout=True)
+
+    def bank_ready(self, chips: list[str], models: list[str], queue: ReviewQueue | None) -> None:
+        """The bank and specs are loaded: offer their ids and today's queue, and allow starting.
+        The bank may load before this screen is mounted: then it is shown once it is."""
+        self.loaded = (chips, models, queue)
+        if self.is_mounted:
+            self._show_loaded()
+
+    def _show_loaded(self) -> None:
+        assert self.loaded is not None
+        chips, models, queue = self.loaded
         self.ready = True
         self.query_one("#chips", Input).suggester = SuggestFromList(chips, case_sensitive=False)
         self.query_one("#models", Input).suggester = SuggestFromList(models, case_sensitive=False)
-        button = self.query_one("#start-button", Button)
-        button.label = "Start"
-        button.disabled = False
+        self.query_one("#start-button", Button).disabled = False
+        self.query_one("#history", Static).update(self.history)
+        self.show_queue(queue)
 
     def plan(self) -> Plan:
         """The plan the fields describe; PerfdrillError for a count that makes no sense."""
-        endless = self.query_one("#endless", Checkbox).value
+        endless = self.query_one("#endless", TickBox).value
         count_text = self.query_one("#count", Input).value.strip()
         count = int(count_text) if count_text.lstrip("-").isdigit() else 0
         if not endless and not 1 <= count <= 1000:
@@ -151,7 +179,7 @@ class StartScreen(Screen[None]):
         seed_text = self.query_one("#seed", Input).value.strip()
         difficulty = self.query_one("#difficulty", Select).value
         return Plan(
-            families=tuple(self.query_one("#families", SelectionList).selected),
+            families=tuple(self.query_one("#families", TickList).selected),
             difficulty=None if difficulty == _ANY else str(difficulty),
             count=None if endless else count,
             chips=_ids(self.query_one("#chips", Input).value),
@@ -176,11 +204,28 @@ class StartScreen(Screen[None]):
         elif self.ready:
             self.post_message(ResumeSession())
 
+    def action_review(self) -> None:
+        if not self.ready:
+            self.notify("Still loading the question bank…")
+        elif self.queue is None or self.queue.size == 0:
+            self.notify("Nothing is due today, and today's new templates are done.")
+        else:
+            self.post_message(StartReview())
+
+    def action_progress(self) -> None:
+        if self.ready:
+            self.post_message(ShowProgress())
+        else:
+            self.notify("Still loading the question bank…")
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_start()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "start-button":
-            self.action_start()
-        else:
-            self.action_resume()
+        actions = {
+            "start-button": self.action_start,
+            "resume-button": self.action_resume,
+            "review-button": self.action_review,
+            "progress-button": self.action_progress,
+        }
+        actions[event.button.id or ""]()

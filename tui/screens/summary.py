@@ -1,4 +1,5 @@
-"""The end of a session: score by family, time taken, and the questions missed."""
+"""The end of a session: first-try score by family, time taken, and the questions missed, each
+with the reference that regenerates it from the command line."""
 
 from __future__ import annotations
 
@@ -36,30 +37,40 @@ class SummaryScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         summary = self.summary
-        attempts = sum(row[1] for row in summary.by_family)
+        answered = summary.answered
         correct = sum(row[2] for row in summary.by_family)
         yield TitleBar()
         with VerticalScroll(id="summary"):
-            headline = (
-                f"{correct}/{attempts} answered fully right · {duration(summary.seconds)} on questions"
-                if attempts
-                else "No question was answered in this session."
-            )
-            yield Static(Text(headline, style="bold"), id="headline")
-            if attempts:
+            headline = Text(style="bold")
+            if answered:
+                headline.append(
+                    f"{correct}/{answered} answered fully right at the first try"
+                    f" · {duration(summary.seconds)} on questions"
+                )
+            else:
+                headline.append("No question was answered in this session.")
+            if not summary.finished and answered:
+                headline.append(
+                    "\nThe session was left before its end: Continue on the start screen picks it up.",
+                    style="not bold",
+                )
+            yield Static(headline, id="headline")
+            if answered:
                 table = Table(title="By family", expand=True, title_justify="left", header_style="bold")
-                for column in ("family", "attempts", "right", "score"):
+                for column in ("family", "answered", "right", "score"):
                     table.add_column(column, justify="left" if column == "family" else "right")
                 for family, count, right, score in summary.by_family:
                     table.add_row(FAMILIES.get(family, family), str(count), str(right), f"{score:.0%}")
                 yield Static(table, id="families-table")
-            missed = Text("Missed", style="bold")
-            for attempt in summary.missed:
-                missed.append(f"\n  {attempt.title}  ", style="")
-                missed.append(f"{attempt.question} #{attempt.seed} · score {attempt.score:.0%}", style="dim")
-            if not summary.missed:
-                missed.append("\n  nothing: every question ended fully right", style="green")
-            yield Static(missed, id="missed")
+                missed = Text("Missed at the first try", style="bold")
+                for attempt in summary.missed:
+                    missed.append(f"\n  {attempt.title}  ", style="")
+                    missed.append(f"{attempt.reference} · scored {attempt.score:.0%}", style="dim")
+                if not summary.missed:
+                    missed.append(
+                        "\n  nothing: every question was fully right at the first try", style="green"
+                    )
+                yield Static(missed, id="missed")
         yield Footer()
 
     def action_retry_missed(self) -> None:

@@ -1,0 +1,48 @@
+"""The end of a session in numbers: score by family over first tries, time, and what was missed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfdrill.engine.practice.plan import Plan
+from perfdrill.engine.practice.progress import Attempt
+from perfdrill.engine.problems.generation import variant_seed
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    by_family: tuple[tuple[str, int, int, float], ...]  # family, first tries, right, mean score
+    seconds: float
+    missed: tuple[Attempt, ...]  # per question, its last first try when that was not fully right
+    finished: bool  # False: ended early, and the session can be continued
+
+    @property
+    def answered(self) -> int:
+        return sum(row[1] for row in self.by_family)
+
+    def retry_plan(self, seed: int) -> Plan:
+        """A plan of fresh variants of the missed questions, on the same chips and models."""
+        chips = self.missed[0].chips if self.missed else ()
+        models = self.missed[0].models if self.missed else ()
+        return Plan(
+            items=tuple((a.question, variant_seed(a.seed, seed)) for a in self.missed),
+            seed=seed,
+            chips=chips,
+            models=models,
+        )
+
+
+def summarize(attempts: tuple[Attempt, ...], *, finished: bool = True) -> SessionSummary:
+    """Scores count first tries only: a second try teaches, but it is not what the user knew."""
+    firsts = [attempt for attempt in attempts if attempt.try_number == 1]
+    families: dict[str, list[Attempt]] = {}
+    last_at: dict[int, Attempt] = {}
+    for attempt in firsts:
+        families.setdefault(attempt.family, []).append(attempt)
+        last_at[attempt.position] = attempt
+    by_family = tuple(
+        (family, len(group), sum(a.score >= 1 for a in group), sum(a.score for a in group) / len(group))
+        for family, group in sorted(families.items())
+    )
+    missed = tuple(a for _, a in sorted(last_at.items()) if a.score < 1)
+    return SessionSummary(by_family, sum(a.seconds for a in attempts), missed, finished)
