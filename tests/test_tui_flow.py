@@ -27,6 +27,7 @@ from perfdrill.tui.screens.start import StartScreen
 from perfdrill.tui.screens.summary import SummaryScreen
 from tests.pilot import (
     MISSING_2,
+    RIGHT,
     answer,
     app_factory,
     screen_text,
@@ -258,3 +259,18 @@ async def test_quitting_after_a_wrong_first_try_reviews_it_as_forgotten(
         assert "matmul/h100-4096" not in app.store.cards()  # a second try may still come
         await pilot.press("ctrl+q")
     assert app.store.cards()["matmul/h100-4096"].last_rating == AGAIN
+
+
+async def test_quitting_before_the_feedback_is_painted_still_saves_the_attempt(
+    make_app: Callable[..., PerfdrillApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save waits for the feedback to be on screen; a Ctrl+Q that comes first must not lose it."""
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        monkeypatch.setattr(app, "call_after_refresh", lambda *args, **kwargs: None)  # never painted
+        await answer(pilot, *RIGHT)
+        await wait_for(pilot, FeedbackScreen)
+        assert not app.store.session(1).attempts
+        await pilot.press("ctrl+q")
+    assert [a.question for a in app.store.session(1).attempts] == ["matmul/h100-4096"]

@@ -79,6 +79,7 @@ class PerfdrillApp(App[None]):
         self.bank: Bank | None = None
         self.specs: SpecBook | None = None
         self.state: SessionState | None = None
+        self._unsaved: tuple[SessionState, Outcome] | None = None  # the last graded attempt, until saved
         self.show_specs = False
 
     def on_mount(self) -> None:
@@ -259,10 +260,14 @@ class PerfdrillApp(App[None]):
                 message.problem, outcome, state.progress_label(), scored=scored, hints=message.hints
             )
         )
-        self.call_after_refresh(self._save, state, outcome)  # the feedback first, then the disk
+        self._unsaved = (state, outcome)  # saved once the feedback is painted, or on quit, if sooner
+        self.call_after_refresh(self._save_pending)  # the feedback first, then the disk
 
-    def _save(self, state: SessionState, outcome: Outcome) -> None:
-        self._saved(lambda: state.save(outcome))
+    def _save_pending(self) -> None:
+        if self._unsaved is not None:
+            state, outcome = self._unsaved
+            self._unsaved = None
+            self._saved(lambda: state.save(outcome))
 
     @on(messages.TryAgain)
     def try_again(self, message: messages.TryAgain) -> None:
@@ -342,6 +347,7 @@ class PerfdrillApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit anywhere; a question left after a wrong first try counts as not recalled."""
+        self._save_pending()  # a quit right after a submit must not lose the attempt
         if self.state is not None:
             self._saved(self.state.close_question)
         self.exit()
