@@ -87,7 +87,7 @@ INPUTS: dict[str, tuple[str, str]] = {
     "microbatches": ("1", "micro-batches m each pipeline step is split into"),
     "virtual_stages": ("1", "model chunks per GPU in an interleaved pipeline schedule (v)"),
     "stage_microbatch_time": ("s", "forward plus backward time of one micro-batch on one stage"),
-    "bubble_target": ("1", "the largest share of a step the pipeline may sit idle"),
+    "bubble_target_percent": ("1", "the largest share of a step the pipeline may sit idle, in percent"),
     "buckets": ("1", "equal buckets the gradient all-reduce is split into"),
     "link_latency": ("s", "fixed time of one step of a collective algorithm (alpha)"),
     "nodes": ("1", "nodes joined by the scale-out network"),

@@ -61,6 +61,7 @@ WAVES = [
 _ROW_BLOCKS = ceiling(SYM["n"] / SYM["rows_per_block"])
 
 OCCUPANCY = [
+    define("wave_slots", _SMS, "1", "thread blocks the GPU runs at once: one per SM"),
     define(
         "gemv_blocks",
         _ROW_BLOCKS * SYM["split_k"],
@@ -88,7 +89,7 @@ OCCUPANCY = [
         exact=CountRule(
             "split_k",
             False,
-            "sm_count",
+            "wave_slots",
             "gemv_blocks",
             fails="split-K {value} launches {have} blocks for {need} SMs",
             holds="split-K {value} already launches {have} blocks for {need} SMs, so a smaller "
@@ -137,8 +138,16 @@ L2_REUSE = [
         "how much faster a repeated call is than one that reads everything from HBM",
     ),
     define(
+        "l2_weight_capacity",
+        SYM["l2_cache_bytes"] / SYM["weight_bytes_per_param"],
+        "parameter",
+        "weights of this dtype the L2 holds",
+    ),
+    # Of a quantity of its own, so the square root is not split into sqrt(L2)/sqrt(2), which
+    # would put 5000 (H100: 50 MB of fp16) at 4999.9999.
+    define(
         "largest_resident_width",
-        floor(sqrt(SYM["l2_cache_bytes"] / SYM["weight_bytes_per_param"])),
+        floor(sqrt(q("l2_weight_capacity"))),
         "1",
         "largest d whose d x d weight matrix fits in L2",
         exact=True,

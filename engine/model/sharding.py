@@ -122,7 +122,7 @@ SELECTIVE_RECOMPUTE = [
             "batch",
             True,
             "fsdp_memory_required",
-            "memory_capacity",
+            "system_memory",
             fails="a micro-batch of {value} needs {need} but one GPU has {have}",
             holds="a micro-batch of {value} needs {need} of the {have}, so a larger one fits too",
         ),
@@ -151,8 +151,12 @@ PIPELINE = [
         "interleaved 1F1B with v chunks per GPU: the bubble shrinks to (p − 1)/v slots of m",
     ),
     define(
+        "bubble_target", SYM["bubble_target_percent"] / 100, "1", "the bubble target as a share of the step"
+    ),
+    # In whole percent, (p − 1)·(100 − P)/P is exact wherever it is whole: 3·0.8/0.2 is not.
+    define(
         "min_microbatches",
-        ceiling((_P - 1) * (1 - SYM["bubble_target"]) / SYM["bubble_target"]),
+        ceiling((_P - 1) * (100 - SYM["bubble_target_percent"]) / SYM["bubble_target_percent"]),
         "1",
         "fewest micro-batches that keep the bubble within the target share of the step",
         exact=CountRule(
@@ -186,7 +190,6 @@ DP_OVERLAP = [
         ),
         "s",
         "all-reduce time left after backward ends: at least the last bucket's share",
-        shown="max(all_reduce_time/buckets, all_reduce_time − backward_time·(1 − 1/buckets))",
     ),
     define(
         "dp_overlap_verdict",

@@ -216,7 +216,7 @@ CATALOGUE: dict[str, Mistake] = {
             "it is (p − 1)/(m + p − 1).",
             pipeline_bubble_fraction="(pipeline_stages - 1) / microbatches",
             interleaved_bubble_fraction="(pipeline_stages - 1) / (virtual_stages * microbatches)",
-            min_microbatches="ceil((pipeline_stages - 1) / bubble_target)",
+            min_microbatches="ceil((pipeline_stages - 1) * 100 / bubble_target_percent)",
         ),
         _m(
             "bubble-ignored",
