@@ -140,6 +140,20 @@ ROOFLINE = ("flops", "bytes", "arithmetic_intensity", "compute_time", "memory_ti
 RUNTIME = (When("no_overlap", True, "runtime_no_overlap"),)
 
 
+COLLECTIVE_OP = Option(
+    "--op", "the collective", choices=("all-gather", "reduce-scatter", "all-reduce"), required=True
+)
+COLLECTIVE_BYTES = Option(
+    "--bytes",
+    "buffer size, e.g. '1 GB'",
+    quantity("byte"),
+    ("collective_bytes",),
+    "Q",
+    required=True,
+    echo="bytes",
+)
+
+
 def _roofline_results() -> tuple[Result, ...]:
     return (
         *(Result(n, n) for n in ROOFLINE),
@@ -293,21 +307,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "collective",
             (Result("time", "ring_pass_time", (When("op", "all-reduce", "all_reduce_time"),)),),
             (
-                Option(
-                    "--op",
-                    "the collective",
-                    choices=("all-gather", "reduce-scatter", "all-reduce"),
-                    required=True,
-                ),
-                Option(
-                    "--bytes",
-                    "buffer size, e.g. '1 GB'",
-                    quantity("byte"),
-                    ("collective_bytes",),
-                    "Q",
-                    required=True,
-                    echo="bytes",
-                ),
+                COLLECTIVE_OP,
+                COLLECTIVE_BYTES,
                 Option("--participants", "chips in the ring", whole(), ("participants",), "N", required=True),
             ),
             (LINK,),
@@ -419,20 +420,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                 ),
             ),
             (
-                Option(
-                    "--op",
-                    "the collective",
-                    choices=("all-gather", "reduce-scatter", "all-reduce"),
-                    required=True,
-                ),
-                Option(
-                    "--bytes",
-                    "buffer size, e.g. '1 GiB'",
-                    quantity("byte"),
-                    ("collective_bytes",),
-                    "Q",
-                    required=True,
-                ),
+                COLLECTIVE_OP,
+                COLLECTIVE_BYTES,
                 Option(
                     "--time",
                     "measured time, e.g. '4.2 ms'",
