@@ -100,7 +100,7 @@ BUS_BANDWIDTH = [
         Piecewise((1, q("link_utilisation") >= 0.5), (0, True)),
         "1",
         "whether the measured bus bandwidth says the traffic runs over the GPU link",
-        labels=("far below the GPU link: the traffic takes another path", "near the GPU link's rate"),
+        labels=("far below the GPU link: the traffic takes another path", "near the rate of the GPU link"),
         shown="near the link if link_utilisation ≥ 0.5 else another path",
     ),
     define(
