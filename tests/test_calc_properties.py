@@ -34,6 +34,13 @@ CONTRACT = {
     "train": {"flops", "time", "memory_required", "min_chips"},
     "collective": {"time"},
     "sweep": {"rows", "optimal_batch", "exact_optimal_batch"},
+    "zero": {
+        *("replicated_state_bytes", "zero1_state_bytes", "zero2_state_bytes", "zero3_state_bytes"),
+        "smallest_zero_stage",
+    },
+    "pipeline": {"bubble_fraction", "step_time", "interleaved_bubble_fraction"},
+    "busbw": {"algbw", "busbw"},
+    "waves": {"output_tiles", "waves", "wave_efficiency", "wave_quantized_time"},
 }
 SWEEP_COLUMNS = {
     "compute_time",
@@ -64,6 +71,9 @@ SENSIBLE = {
     "--ops-per-element": ["0", "1", "2.5"],
     "--bytes-per-param": ["mixed-adam", "10"],
     "--batches": ["1,8,64", "512,1024", "1"],
+    "--optimizer-bytes": ["12", "0", "8"],
+    "--stage-time": ["20 ms", "1e-3"],
+    "--time": ["4.2 ms", "13 us"],
 }
 WHOLE = ["1", "2", "8", "32", "128", "4096"]
 NONSENSE = [

@@ -93,4 +93,7 @@ def test_the_filters_are_the_ones_variants_apply() -> None:
         "link_topology",
         "link_domain",
         "host_link_bandwidth",
+        "network_bandwidth",
+        "sm_count",
+        "l2_cache",
     ]

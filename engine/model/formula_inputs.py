@@ -33,6 +33,9 @@ class Hardware:
     host_link_bandwidth: float | None = None
     fp32_peak_flops: float | None = None
     link_peer_bandwidth: float | None = None
+    network_bandwidth: float | None = None
+    sm_count: float | None = None
+    l2_cache_bytes: float | None = None
 
     def inputs(self) -> dict[str, float]:
         """The known values as formula inputs (an unknown one is simply absent)."""
@@ -45,6 +48,9 @@ class Hardware:
             "host_link_bandwidth",
             "fp32_peak_flops",
             "link_peer_bandwidth",
+            "network_bandwidth",
+            "sm_count",
+            "l2_cache_bytes",
         ):
             if getattr(self, name) is not None:
                 values[name] = getattr(self, name)
@@ -98,7 +104,17 @@ def hardware(
         host_link_bandwidth=host_link.value if host_link is not None else None,
         fp32_peak_flops=fp32.value if fp32 is not None else None,
         link_peer_bandwidth=peer.value if peer is not None else None,
+        **_kernel_and_network_facts(chip),
     )
+
+
+def _kernel_and_network_facts(chip: Chip | None) -> dict[str, float | None]:
+    """SM count, L2 size and scale-out NIC bandwidth, where the spec records them."""
+    fields = {"network_bandwidth": "network_bandwidth", "sm_count": "sm_count", "l2_cache_bytes": "l2_cache"}
+    return {
+        name: getattr(chip, field).value if chip is not None and getattr(chip, field) is not None else None
+        for name, field in fields.items()
+    }
 
 
 def dtype_bytes(dtype: str, option: str) -> float:

@@ -76,6 +76,29 @@ INPUTS: dict[str, tuple[str, str]] = {
         "what the timed code does wrong: 1 nothing, 2 fp32, 3 host copies, 4 a Python loop, "
         "5 an eager chain, 6 no KV cache",
     ),
+    # Issue 13, training memory under sharding, collectives and kernel-level effects
+    # (engine/model/sharding.py, collectives.py, kernels.py).
+    "dp_ranks": ("1", "data-parallel ranks the training state is sharded over (N_d in the ZeRO paper)"),
+    "optimizer_bytes_per_param": (
+        "byte/parameter",
+        "optimizer-state bytes per parameter (K; 12 for mixed-precision Adam: fp32 master, m and v)",
+    ),
+    "pipeline_stages": ("1", "pipeline stages p, each on its own GPUs"),
+    "microbatches": ("1", "micro-batches m each pipeline step is split into"),
+    "virtual_stages": ("1", "model chunks per GPU in an interleaved pipeline schedule (v)"),
+    "stage_microbatch_time": ("s", "forward plus backward time of one micro-batch on one stage"),
+    "bubble_target_percent": ("1", "the largest share of a step the pipeline may sit idle, in percent"),
+    "buckets": ("1", "equal buckets the gradient all-reduce is split into"),
+    "link_latency": ("s", "fixed time of one step of a collective algorithm (alpha)"),
+    "nodes": ("1", "nodes joined by the scale-out network"),
+    "network_bandwidth": ("byte/s", "one-way scale-out (InfiniBand) bandwidth of one GPU's NIC"),
+    "sm_count": ("1", "streaming multiprocessors (SMs) on the chip"),
+    "l2_cache_bytes": ("byte", "L2 cache capacity of the chip"),
+    "l2_bandwidth_ratio": ("1", "how many times faster L2 serves reads than HBM"),
+    "tile_m": ("1", "rows of the output tile one thread block computes"),
+    "tile_n": ("1", "columns of the output tile one thread block computes"),
+    "rows_per_block": ("1", "output elements one thread block of a GEMV computes"),
+    "split_k": ("1", "ways the reduction dimension is split across thread blocks"),
 }
 SYM = {name: _s(name) for name in INPUTS}
 

@@ -100,6 +100,9 @@ class Chip(_Entry, frozen=True, kw_only=True):
     link_topology: Literal["switch", "mesh", "pair", "torus"] | None = None
     link_domain: Positive | None = None  # chips the link joins (a node, a bridged pair, a pod)
     host_link_bandwidth: ByteRate | None = None  # one-way
+    network_bandwidth: ByteRate | None = None  # one-way scale-out NIC per GPU in the reference node
+    sm_count: Count | None = None  # streaming multiprocessors (AMD: compute units)
+    l2_cache: Bytes | None = None  # on-chip L2 shared by all SMs
 
     @property
     def sparse_peak_flops(self) -> dict[str, float]:

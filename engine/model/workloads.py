@@ -11,6 +11,7 @@ from collections.abc import Callable
 import sympy
 from sympy import Max, Min, Piecewise, ceiling, floor
 
+from perfdrill.engine.model.collectives import ALPHA_BETA, BUS_BANDWIDTH, HIERARCHICAL, SHARDED_COLLECTIVES
 from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
 from perfdrill.engine.model.inefficiencies import (
@@ -25,7 +26,9 @@ from perfdrill.engine.model.inefficiencies import (
     VERDICT,
     decode_diagnosis,
 )
+from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
+from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO
 
 MATMUL = [
     define("flops", 2 * SYM["m"] * SYM["k"] * SYM["n"], "FLOP", "one multiply and one add per (m, k, n)"),
@@ -399,4 +402,13 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE],
     "tensor_parallel_sync": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE],
     "attention": lambda: [*SYSTEM, *ATTENTION_MEMORY],
+    # Issue 13: training memory under sharding, collectives properly, kernel-level effects.
+    "train_sharded": lambda: [*MODEL, *SYSTEM, *TRAIN, *ACTIVATIONS, *ZERO, *SELECTIVE_RECOMPUTE],
+    "pipeline": lambda: PIPELINE,
+    "dp_overlap": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *DP_OVERLAP],
+    "tp_overlap": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE, *TP_OVERLAP],
+    "collective_latency": lambda: [*GROUP_COLLECTIVE, *ALPHA_BETA, *BUS_BANDWIDTH],
+    "sharded_collectives": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *SHARDED_COLLECTIVES],
+    "hierarchical_collective": lambda: [*MODEL, *GRADIENT_SYNC, *HIERARCHICAL],
+    "kernels": lambda: [*SYSTEM, *MATMUL, *roofline(), *WAVES, *OCCUPANCY, *L2_REUSE],
 }

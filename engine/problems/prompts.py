@@ -78,6 +78,9 @@ def chip_view(chip: Chip) -> dict[str, Any]:
         "link_topology": chip.link_topology or "unknown",
         "link_domain": chip.link_domain or 0,
         "link_summary": _link_summary(chip),
+        "network_bandwidth": chip.network_bandwidth.shown if chip.network_bandwidth else "none",
+        "sm_count": _num(chip.sm_count.value) if chip.sm_count else "unknown",
+        "l2_cache": chip.l2_cache.shown if chip.l2_cache else "unknown",
     }
 
 
