@@ -76,6 +76,12 @@ INPUTS: dict[str, tuple[str, str]] = {
         "what the timed code does wrong: 1 nothing, 2 fp32, 3 host copies, 4 a Python loop, "
         "5 an eager chain, 6 no KV cache",
     ),
+    # Issue 13, topics 5-7: attention in decode, quantization beyond weights, MoE serving.
+    "sram_bytes": ("byte", "on-chip SRAM one FlashAttention block of work may fill"),
+    "quant_bits": ("1", "bits of each quantized value"),
+    "scale_bits": ("1", "bits stored once per group of quantized values: its scale, plus any zero point"),
+    "group_size": ("1", "quantized values that share one scale"),
+    "busiest_share": ("1", "fraction of the routed token-to-expert assignments the busiest chip receives"),
 }
 SYM = {name: _s(name) for name in INPUTS}
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import sympy
 from sympy import Max, Min, Piecewise, ceiling, floor
 
+from perfdrill.engine.model.attention import ATTENTION_DECODE, FLASH_ATTENTION_IO
 from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
 from perfdrill.engine.model.inefficiencies import (
@@ -26,6 +27,8 @@ from perfdrill.engine.model.inefficiencies import (
     decode_diagnosis,
 )
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
+from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
+from perfdrill.engine.model.quantization import GROUP_SCALES
 
 MATMUL = [
     define("flops", 2 * SYM["m"] * SYM["k"] * SYM["n"], "FLOP", "one multiply and one add per (m, k, n)"),
@@ -72,8 +75,18 @@ ELEMENTWISE = [
 ]
 
 
-def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
-    """One decode step: every sequence adds one token, reading all weights once plus its KV cache."""
+def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = False) -> list[Formula]:
+    """One decode step: every sequence adds one token, reading all weights once plus its KV cache.
+
+    With `expert_reads`, a mixture of experts reads only the routed experts its batch is expected
+    to touch (engine/model/moe_serving.py), not every expert; a dense model reads the same either way.
+    """
+    weights_read = q("weights_read_bytes") if expert_reads else q("weight_bytes")
+    weights_doc = (
+        "the weights the batch's tokens route to are read once per step"
+        if expert_reads
+        else "weights are read once per step, shared by the batch"
+    )
     attention_per_sequence = 4 * SYM["layers"] * SYM["heads"] * SYM["head_dim"] * SYM["context"]
     formulas = [
         define(
@@ -98,15 +111,20 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
         define("flops", SYM["batch"] * q("flops_per_sequence"), "FLOP", "one token for each sequence"),
         define(
             "bytes",
-            q("weight_bytes") + q("kv_cache_bytes"),
+            weights_read + q("kv_cache_bytes"),
             "byte",
-            "weights are read once per step, shared by the batch; each KV cache is read once",
+            weights_doc + "; each KV cache is read once",
         ),
     ]
     if per_op:
         formulas += [
             define("weights_flops", 2 * q("active_params") * SYM["batch"], "FLOP", "the weight matmuls"),
-            define("weights_bytes", q("weight_bytes"), "byte", "the weights, read once"),
+            define(
+                "weights_bytes",
+                weights_read,
+                "byte",
+                weights_doc if expert_reads else "the weights, read once",
+            ),
             define(
                 "attention_flops",
                 SYM["batch"] * q("attention_flops_per_sequence"),
@@ -399,4 +417,10 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE],
     "tensor_parallel_sync": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE],
     "attention": lambda: [*SYSTEM, *ATTENTION_MEMORY],
+    # Issue 13, topics 5-7: attention in decode, quantization beyond weights, MoE serving.
+    "attention_decode": lambda: [*MODEL, *SYSTEM, *decode(per_op=True), *ATTENTION_DECODE],
+    "flash_attention": lambda: [*SYSTEM, *ATTENTION_MEMORY, *FLASH_ATTENTION_IO],
+    "quantization": lambda: [*MODEL, *SYSTEM, *decode(), *GROUP_SCALES],
+    "decode_moe": lambda: [*MODEL, *SYSTEM, *decode(expert_reads=True), *EXPERT_READS],
+    "expert_parallel": lambda: [*MODEL, *SYSTEM, *LINK_GROUP, *EXPERT_PARALLEL],
 }
