@@ -8,6 +8,7 @@ H100 SXM 989 TFLOP/s bf16, 1,979 TOPS int8, 3.35 TB/s, 80 GB, NVLink 450 GB/s on
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -411,3 +412,61 @@ def test_mxfp4_and_nvfp4_prompts_state_their_block_scales() -> None:
             assert "block of 32 values shares one 8-bit E8M0 scale" in problem.prompt and bits == 4.25
         formats.add(bits)
     assert formats == {4.25, 4.5}
+
+
+# -- perfdrill calc ----------------------------------------------------------------------------------
+
+
+def _calc(run_cli, *args: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    code, out, err = run_cli("calc", *args, "--json")
+    assert code == 0, err
+    return {name: result["value"] for name, result in json.loads(out)["results"].items()}
+
+
+def test_calc_attention_in_a_decode_step(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # As test_attention_share_of_a_memory_bound_decode_step_by_hand: the caches take
+    # 8·2,048·524,288 B / 3.35 TB/s = 2.564 ms at 1 FLOP/B, far below the 295 FLOP/B ridge.
+    args = ["--chip", "h100-sxm", "--model", "llama-2-7b", "--batch", "8", "--context", "2048"]
+    results = _calc(run_cli, "attention", *args)
+    assert results["arithmetic_intensity"] == pytest.approx(1.0, rel=1e-12)
+    assert results["time"] == pytest.approx(8 * 2048 * 524_288 / 3.35e12, rel=1e-12)
+    assert results["compute_bound"] == "neither: both memory-bound"
+    code, _, err = run_cli("calc", "attention", *args[:-1], "0")
+    assert code == 2 and "--context" in err
+
+
+def test_calc_flash_attention_for_gpt2_medium(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # The hand counts of test_gpt2_medium_attention_traffic_by_algorithm_0_and_1, from flags.
+    args = ["--heads", "16", "--head-dim", "64", "--batch", "64", "--sequence", "1024"]
+    results = _calc(run_cli, "flash-attention", *args, "--sram", "100 kB", "--dtype", "fp16")
+    assert results["standard_bytes"] == 9_126_805_504
+    assert results["flash_bytes"] == 2_684_354_560
+    assert (results["block_rows"], results["passes"]) == (196, 6)
+    # The score matrix alone: 64·16·1,024²·2 = 2,147,483,648 bytes.
+    assert results["score_matrix_bytes"] == 2_147_483_648
+
+
+def test_calc_quantize_and_moe(run_cli) -> None:  # type: ignore[no-untyped-def]
+    quantized = _calc(run_cli, "quantize", "--params", "7e9", "--bits", "4", "--group-size", "128")
+    assert quantized["bits_per_weight"] == 4.125
+    assert quantized["scale_bytes"] == 109_375_000  # 7e9/128 fp16 scales
+    assert quantized["weight_bytes"] == 7e9 * 4.125 / 8
+    moe = _calc(
+        run_cli, "moe", "--chip", "h100-sxm", "--model", "deepseek-v3", "--tokens", "4096", "--ep", "8"
+    )
+    assert moe["all_to_all_bytes"] == 411_041_792  # as test_expert_parallel_all_to_all_by_hand
+
+
+def test_calc_decode_reads_only_the_expected_experts(run_cli) -> None:  # type: ignore[no-untyped-def]
+    deepseek = ["decode", "--chip", "h200", "--chips", "8", "--model", "deepseek-v3", "--weight-dtype", "fp8"]
+    deepseek += ["--batch", "1", "--context", "1024"]
+    every_expert = _calc(run_cli, *deepseek)
+    expected = _calc(run_cli, *deepseek, "--expected-experts")
+    # DeepSeek-V3 README: 671B parameters, 37B activated per token; the cache adds 72 MB
+    # (61 layers · 576 elements · 2 bytes · 1,024 tokens = 71,958,528 B).
+    assert every_expert["bytes"] == pytest.approx(671e9 + 71_958_528, rel=0.01)
+    assert expected["bytes"] == pytest.approx(37e9 + 71_958_528, rel=0.02)
+    dense = ["decode", "--chip", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "64", "--context", "512"]
+    assert _calc(run_cli, *dense, "--expected-experts") == _calc(run_cli, *dense)
+    code, _, err = run_cli("calc", *dense, "--expected-experts", "--per-op")
+    assert code == 2 and "--expected-experts changes none of the results" in err

@@ -35,6 +35,12 @@ GROUP_SCALES = [
         "bytes per group-quantized K or V element, 8 bits to the byte",
     ),
     define(
+        "quantized_weight_bytes",
+        q("params") * q("quantized_bytes_per_param"),
+        "byte",
+        "every weight group-quantized, scales included",
+    ),
+    define(
         "scale_bytes",
         q("params") * SYM["scale_bits"] / (8 * SYM["group_size"]),
         "byte",
