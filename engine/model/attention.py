@@ -67,13 +67,11 @@ ATTENTION_DECODE = [
 FLASH_ATTENTION_IO = [
     define(
         "standard_attention_hbm_bytes",
-        SYM["batch"]
-        * SYM["heads"]
-        * (4 * SYM["sequence"] * SYM["head_dim"] + 4 * SYM["sequence"] ** 2)
-        * SYM["activation_bytes"],
+        4 * SYM["batch"] * SYM["heads"] * SYM["sequence"] * SYM["head_dim"] * SYM["activation_bytes"]
+        + 4 * q("score_matrix_bytes"),
         "byte",
         "standard attention per head: read Q, K; write S; read S, write P; read P, V; write O "
-        "(Dao et al. 2022, Algorithm 0)",
+        "(Dao et al. 2022, Algorithm 0): Q, K, V, O once and the score matrix's size four times",
     ),
     define(
         "flash_block_rows",

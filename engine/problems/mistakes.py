@@ -204,8 +204,7 @@ CATALOGUE: dict[str, Mistake] = {
             "Counted the score matrix once",
             "Standard attention writes S, reads it back, writes P = softmax(S) and reads P again: "
             "four N² passes.",
-            standard_attention_hbm_bytes="standard_attention_hbm_bytes"
-            " - 3 * batch * heads * sequence ** 2 * activation_bytes",
+            standard_attention_hbm_bytes="standard_attention_hbm_bytes - 3 * score_matrix_bytes",
         ),
         _m(
             "flash-one-pass",
