@@ -41,15 +41,6 @@ EXPERT_READS = [
         "byte",
         "every weight except the routed experts no token of the batch picked",
     ),
-    define(
-        "larger_weight_read",
-        Piecewise((1, 2 * q("expert_bytes_read") > q("weights_read_bytes")), (0, True)),
-        "1",
-        "which the step's weight reads are mostly: the routed experts touched or everything else",
-        labels=("the shared weights (attention, embeddings, dense and shared layers)", "the routed experts"),
-        shown="the routed experts if expert_bytes_read > weights_read_bytes − expert_bytes_read "
-        "else the shared weights",
-    ),
 ]
 
 EXPERT_PARALLEL = [
