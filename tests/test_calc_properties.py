@@ -34,6 +34,24 @@ CONTRACT = {
     "train": {"flops", "time", "memory_required", "min_chips"},
     "collective": {"time"},
     "sweep": {"rows", "optimal_batch", "exact_optimal_batch"},
+    # Issue 13, topics 5-7.
+    "attention": {
+        *("arithmetic_intensity", "flops", "bytes", "time", "step_time", "time_share", "flop_share"),
+        *("crossover_context", "compute_bound"),
+    },
+    "flash-attention": {
+        "standard_bytes",
+        "flash_bytes",
+        "block_rows",
+        "passes",
+        "ratio",
+        "score_matrix_bytes",
+    },
+    "quantize": {"bits_per_weight", "bytes_per_weight", "weight_bytes", "scale_bytes"},
+    "moe": {
+        *("all_to_all_bytes", "all_to_all_time", "forward_all_to_all_time", "expert_compute_time"),
+        *("expert_read_time", "layer_time", "imbalance_slowdown"),
+    },
 }
 SWEEP_COLUMNS = {
     "compute_time",

@@ -78,12 +78,14 @@ FLASH_ATTENTION_IO = [
         ceiling(SYM["sram_bytes"] / (4 * SYM["head_dim"] * SYM["activation_bytes"])),
         "1",
         "rows of K and V per block, B_c = ⌈M / 4d⌉ with M the SRAM counted in elements",
+        exact=True,
     ),
     define(
         "flash_outer_passes",
         ceiling(SYM["sequence"] / q("flash_block_rows")),
         "1",
         "K/V blocks, T_c = ⌈N / B_c⌉: one pass over Q and O for each",
+        exact=True,
     ),
     define(
         "flash_attention_hbm_bytes",

@@ -139,7 +139,7 @@ EXPERT_PARALLEL = [
         "what sets the layer's time, and so what to try first",
         labels=(
             "batch more: the layer waits on expert weight reads",
-            "rebalance the experts: the busiest chip's compute sets the time",
+            "rebalance the experts: the busiest chip sets the time with its compute",
         ),
         shown="rebalance if busiest_compute_time > local_expert_read_time else batch more",
     ),
