@@ -41,6 +41,24 @@ CONTRACT = {
     "pipeline": {"bubble_fraction", "step_time", "interleaved_bubble_fraction"},
     "busbw": {"algbw", "busbw"},
     "waves": {"output_tiles", "waves", "wave_efficiency", "wave_quantized_time"},
+    # Issue 13, topics 5-7.
+    "attention": {
+        *("arithmetic_intensity", "flops", "bytes", "time", "step_time", "time_share", "flop_share"),
+        *("crossover_context", "compute_bound"),
+    },
+    "flash-attention": {
+        "standard_bytes",
+        "flash_bytes",
+        "block_rows",
+        "passes",
+        "ratio",
+        "score_matrix_bytes",
+    },
+    "quantize": {"bits_per_weight", "bytes_per_weight", "weight_bytes", "scale_bytes"},
+    "moe": {
+        *("all_to_all_bytes", "all_to_all_time", "forward_all_to_all_time", "expert_compute_time"),
+        *("expert_read_time", "layer_time", "imbalance_slowdown"),
+    },
 }
 SWEEP_COLUMNS = {
     "compute_time",

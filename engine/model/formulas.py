@@ -99,6 +99,12 @@ INPUTS: dict[str, tuple[str, str]] = {
     "tile_n": ("1", "columns of the output tile one thread block computes"),
     "rows_per_block": ("1", "output elements one thread block of a GEMV computes"),
     "split_k": ("1", "ways the reduction dimension is split across thread blocks"),
+    # Issue 13, topics 5-7: attention in decode, quantization beyond weights, MoE serving.
+    "sram_bytes": ("byte", "on-chip SRAM one FlashAttention block of work may fill"),
+    "quant_bits": ("1", "bits of each quantized value"),
+    "scale_bits": ("1", "bits stored once per group of quantized values: its scale, plus any zero point"),
+    "group_size": ("1", "quantized values that share one scale"),
+    "busiest_share": ("1", "fraction of the routed token-to-expert assignments the busiest chip receives"),
 }
 SYM = {name: _s(name) for name in INPUTS}
 

@@ -36,8 +36,9 @@ DTYPE_BYTES: dict[str, float] = {
     "fp8": 1,
     "int8": 1,
     "int4": 0.5,
+    "fp4": 0.5,
 }
-ComputeDtype = Annotated[Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8"], Meta(title="dtype")]
+ComputeDtype = Annotated[Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"], Meta(title="dtype")]
 COMPUTE_DTYPES: tuple[str, ...] = get_args(get_args(ComputeDtype)[0])
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import sympy
 from sympy import Max, Min, Piecewise, ceiling, floor
 
+from perfdrill.engine.model.attention import ATTENTION_DECODE, FLASH_ATTENTION_IO
 from perfdrill.engine.model.collectives import ALPHA_BETA, BUS_BANDWIDTH, HIERARCHICAL, SHARDED_COLLECTIVES
 from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
@@ -28,6 +29,8 @@ from perfdrill.engine.model.inefficiencies import (
 )
 from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
+from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
+from perfdrill.engine.model.quantization import GROUP_SCALES
 from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO
 
 MATMUL = [
@@ -75,8 +78,18 @@ ELEMENTWISE = [
 ]
 
 
-def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
-    """One decode step: every sequence adds one token, reading all weights once plus its KV cache."""
+def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = False) -> list[Formula]:
+    """One decode step: every sequence adds one token, reading all weights once plus its KV cache.
+
+    With `expert_reads`, a mixture of experts reads only the routed experts its batch is expected
+    to touch (engine/model/moe_serving.py), not every expert; a dense model reads the same either way.
+    """
+    weights_read = q("weights_read_bytes") if expert_reads else q("weight_bytes")
+    weights_doc = (
+        "the weights the batch's tokens route to are read once per step"
+        if expert_reads
+        else "weights are read once per step, shared by the batch"
+    )
     attention_per_sequence = 4 * SYM["layers"] * SYM["heads"] * SYM["head_dim"] * SYM["context"]
     formulas = [
         define(
@@ -101,15 +114,20 @@ def decode(attention: bool = False, per_op: bool = False) -> list[Formula]:
         define("flops", SYM["batch"] * q("flops_per_sequence"), "FLOP", "one token for each sequence"),
         define(
             "bytes",
-            q("weight_bytes") + q("kv_cache_bytes"),
+            weights_read + q("kv_cache_bytes"),
             "byte",
-            "weights are read once per step, shared by the batch; each KV cache is read once",
+            weights_doc + "; each KV cache is read once",
         ),
     ]
     if per_op:
         formulas += [
             define("weights_flops", 2 * q("active_params") * SYM["batch"], "FLOP", "the weight matmuls"),
-            define("weights_bytes", q("weight_bytes"), "byte", "the weights, read once"),
+            define(
+                "weights_bytes",
+                weights_read,
+                "byte",
+                weights_doc if expert_reads else "the weights, read once",
+            ),
             define(
                 "attention_flops",
                 SYM["batch"] * q("attention_flops_per_sequence"),
@@ -411,4 +429,10 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "sharded_collectives": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *SHARDED_COLLECTIVES],
     "hierarchical_collective": lambda: [*MODEL, *GRADIENT_SYNC, *HIERARCHICAL],
     "kernels": lambda: [*SYSTEM, *MATMUL, *roofline(), *WAVES, *OCCUPANCY, *L2_REUSE],
+    # Issue 13, topics 5-7: attention in decode, quantization beyond weights, MoE serving.
+    "attention_decode": lambda: [*MODEL, *SYSTEM, *decode(per_op=True), *ATTENTION_DECODE],
+    "flash_attention": lambda: [*SYSTEM, *ATTENTION_MEMORY, *FLASH_ATTENTION_IO],
+    "quantization": lambda: [*MODEL, *SYSTEM, *decode(), *GROUP_SCALES],
+    "decode_moe": lambda: [*MODEL, *SYSTEM, *decode(expert_reads=True), *EXPERT_READS],
+    "expert_parallel": lambda: [*MODEL, *SYSTEM, *LINK_GROUP, *EXPERT_PARALLEL],
 }
