@@ -17,11 +17,12 @@ from PIL import Image
 
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.output import ParallelSet, PrintOptions, combined_sections, document_head
-from perfdrill.engine.output.document import key_entry, scenario_names
+from perfdrill.engine.output.document import key_entry
 from perfdrill.engine.output.pdf import TEMPLATE
 from perfdrill.engine.output.plots import log_ticks, roofline_plot
 from perfdrill.engine.practice import Plan, Practice
 from perfdrill.engine.problems import OperatingPoint, Roof, RooflineView, generate, load_bank
+from perfdrill.engine.problems.roofline_view import what_if_names
 
 PAGE_HEIGHT = 841.89  # A4 in points; at 72 ppi one pixel is one point
 BOTTOM_MARGIN = 56.69  # 2 cm, as set.typ sets it
@@ -107,12 +108,13 @@ def test_log_ticks_give_enough_values_to_read() -> None:
 def test_a_plot_names_chip_and_dtype_and_reads_its_roofs() -> None:
     # H100 SXM bf16: 989 TFLOP/s over 3.35 TB/s puts the ridge at 989/3.35 = 295 FLOP/byte.
     view = RooflineView(
-        (Roof("roof", 989e12, 3.35e12, 295.2), Roof("roof (more_bandwidth)", 989e12, 6.7e12, 147.6)),
+        (
+            Roof("roof", 989e12, 3.35e12, 295.2),
+            Roof("roof (more_bandwidth)", 989e12, 6.7e12, 147.6, "what-if: 2× bandwidth"),
+        ),
         (OperatingPoint("operation", 64.0, 64.0 * 3.35e12),),
     )
-    plot = roofline_plot(
-        view, "NVIDIA H100 SXM · bf16 dense peak", {"more_bandwidth": "what-if: 2× bandwidth"}, "H100"
-    )
+    plot = roofline_plot(view, "NVIDIA H100 SXM · bf16 dense peak", "H100")
     assert plot["title"] == "NVIDIA H100 SXM · bf16 dense peak"
     assert [roof["label"].split(":")[0] for roof in plot["roofs"]] == ["H100 roof", "what-if"]
     assert "2× bandwidth" in plot["roofs"][1]["label"] and "more_bandwidth" not in json.dumps(plot)
@@ -126,7 +128,7 @@ def test_a_plot_names_chip_and_dtype_and_reads_its_roofs() -> None:
 def test_what_if_roofs_of_a_bank_template_have_human_names() -> None:
     bank, specs = load_bank([]), load_specs([])
     problem = generate(bank.get("roofline/faster-chip"), 3, specs)
-    names = scenario_names(problem)
+    names = what_if_names(problem.variant)
     assert names == {
         "more_flops": "what-if: dense peak FLOP/s of one chip in the compute dtype ×2",
         "more_bandwidth": "what-if: memory bandwidth of one chip ×2",

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from perfdrill.engine.model.evaluation import INPUTS
-from perfdrill.engine.model.explain import display
 from perfdrill.engine.output.blocks import blocks
 from perfdrill.engine.output.markdown import explanation_markdown, letter, lettered
 from perfdrill.engine.output.plots import roofline_plot
@@ -99,7 +97,7 @@ def key_entry(slot: Slot, options: PrintOptions) -> dict[str, Any]:
         "explanation": blocks(explanation_markdown(problem)),
         "plot": None
         if view is None
-        else roofline_plot(view, plot_title(problem), scenario_names(problem), _chip_name(problem)),
+        else roofline_plot(view, plot_title(problem), _chip_name(problem)),
     }
 
 
@@ -118,29 +116,6 @@ def plot_title(problem: Problem) -> str:
     chips = int(_scenario_value(problem, "chips", 1))
     count = f"{chips} × " if chips > 1 else ""
     return f"{count}{_chip_name(problem)} · {_scenario_value(problem, 'dtype', 'bf16')} dense peak"
-
-
-def _nice_ratio(ratio: float) -> str | None:
-    for candidate in (ratio, 1 / ratio):
-        if abs(candidate - round(candidate)) < 1e-6 and round(candidate) > 1:
-            return f"×{ratio:g}" if candidate == ratio else f"÷{round(candidate)}"
-    return None
-
-
-def scenario_names(problem: Problem) -> dict[str, str]:
-    """Each what-if scenario as a person reads it, e.g. "what-if: memory bandwidth of one chip ×2"."""
-    variant, workload = problem.variant, problem.template.workload
-    names = {}
-    for scope, overrides in problem.template.scenarios.items():
-        before, after = variant.values(None), variant.values(scope)
-        changes = []
-        for name in overrides:
-            meaning = INPUTS[name][1] if name in INPUTS else name
-            old, new = before.get(name), after.get(name)
-            ratio = _nice_ratio(new / old) if isinstance(old, float | int) and old and new else None
-            changes.append(f"{meaning} {ratio}" if ratio else f"{meaning} = {display(workload, name, new)}")
-        names[scope] = "what-if: " + ", ".join(changes)
-    return names
 
 
 def document_head(options: PrintOptions, versions: int) -> dict[str, Any]:

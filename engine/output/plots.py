@@ -8,7 +8,6 @@ set's time. Every number shown comes from the engine's RooflineView.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 from perfdrill.engine.model.units import format_quantity
@@ -40,23 +39,11 @@ def _scale(low: float, high: float) -> Any:
     return lambda value: round((math.log10(value) - math.log10(low)) / span, 4)
 
 
-def rename(label: str, names: Mapping[str, str]) -> str:
-    """A view label with each scenario's code name ("(more_flops)") swapped for its human name."""
-    for scope, name in names.items():
-        label = label.replace(f"({scope})", f"({name})")
-    return label
-
-
-def _what_if(label: str, names: Mapping[str, str]) -> str:
-    """A scenario roof's name: the human name of the scenario its label ends with."""
-    return next((name for scope, name in names.items() if label.endswith(f"({scope})")), label)
-
-
-def roofline_plot(view: RooflineView, title: str, names: Mapping[str, str], chip: str) -> dict[str, Any]:
+def roofline_plot(view: RooflineView, title: str, chip: str) -> dict[str, Any]:
     """The plot of `view`: title, axes, ticks, roof lines, operating points and legend entries.
 
     Coordinates are fractions of the plot area, 0 at the bottom left and 1 at the top right.
-    `names` maps scenario names to what a person calls them; `chip` names the variant's own roof.
+    `chip` names the variant's own roof; a scenario's roof is named by what it changes.
     """
     intensities = [p.intensity for p in view.points] + [r.ridge_point for r in view.roofs]
     x_low = 10 ** math.floor(math.log10(min(intensities)) - 0.3)
@@ -74,7 +61,7 @@ def roofline_plot(view: RooflineView, title: str, names: Mapping[str, str], chip
             (roof.ridge_point, roof.peak_flops),
             (x_high, roof.peak_flops),
         ]
-        label = f"{chip} roof" if index == 0 else _what_if(roof.label, names)
+        label = roof.what_if or f"{chip} roof"
         roofs.append(
             {
                 "points": [[x(a), y(b)] for a, b in corners],
@@ -92,7 +79,7 @@ def roofline_plot(view: RooflineView, title: str, names: Mapping[str, str], chip
                 "x": x(point.intensity),
                 "y": y(point.attainable),
                 "marker": MARKERS[index % len(MARKERS)],
-                "label": f"{rename(point.label, names)}: {intensity}, {attainable} attainable",
+                "label": f"{point.label}: {intensity}, {attainable} attainable",
             }
         )
     return {

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.model.evaluation import computed, info
+from perfdrill.engine.model.evaluation import INPUTS, computed, info
+from perfdrill.engine.model.explain import display
 from perfdrill.engine.model.units import format_quantity
 from perfdrill.engine.problems.variants import Variant
 
@@ -80,6 +81,7 @@ class Roof:
     peak_flops: float  # FLOP/s
     bandwidth: float  # byte/s
     ridge_point: float  # FLOP/byte
+    what_if: str = ""  # a scenario's roof: what it changes, e.g. "what-if: memory bandwidth … ×2"
 
 
 @dataclass(frozen=True)
@@ -168,8 +170,28 @@ def _roof_label(variant: Variant) -> str:
     return label + (f" at {mfu:.0%} MFU" if mfu < 1 else "")
 
 
-def _scope_words(scope: str | None) -> str:
-    return f" ({scope.replace('_', ' ')})" if scope else ""
+def _nice_ratio(ratio: float) -> str | None:
+    for candidate in (ratio, 1 / ratio):
+        if abs(candidate - round(candidate)) < 1e-6 and round(candidate) > 1:
+            return f"×{ratio:g}" if candidate == ratio else f"÷{round(candidate)}"
+    return None
+
+
+def what_if_names(variant: Variant) -> dict[str, str]:
+    """Each what-if scenario as a person reads it, e.g. "what-if: memory bandwidth of one chip ×2"."""
+    template = variant.template
+    names = {}
+    for scope, overrides in template.scenarios.items():
+        before, after = variant.values(None), variant.values(scope)
+        changes = []
+        for name in overrides:
+            meaning = INPUTS[name][1] if name in INPUTS else name.replace("_", " ")
+            old, new = before.get(name), after.get(name)
+            ratio = _nice_ratio(new / old) if isinstance(old, float | int) and old and new else None
+            shown = ratio or f"= {display(template.workload, name, new)}"
+            changes.append(f"{meaning} {shown}")
+        names[scope] = "what-if: " + ", ".join(changes)
+    return names
 
 
 def roofline_view(variant: Variant) -> RooflineView | None:
@@ -190,9 +212,11 @@ def roofline_view(variant: Variant) -> RooflineView | None:
             asked.setdefault(scope, set()).add(name)
     # (scope, inputs replaced, label suffix) for each place an operation is looked at.
     places: list[tuple[str | None, dict[str, float], str, list[Operation]]] = []
+    what_if = what_if_names(variant)
     for scope, names in asked.items():
         used = _closure(workload, names)
-        places.append((scope, {}, _scope_words(scope), _operations(workload, names, used)))
+        suffix = f" ({what_if[scope]})" if scope else ""
+        places.append((scope, {}, suffix, _operations(workload, names, used)))
     for sweep, swept, names in sweeps:
         operations = _operations(workload, names, _closure(workload, names))
         places += [(None, {sweep: value}, "", operations) for value in swept]
@@ -208,6 +232,7 @@ def roofline_view(variant: Variant) -> RooflineView | None:
                 float(look.lookup("system_flops", scope)),
                 float(look.lookup("system_bandwidth", scope)),
                 float(look.lookup("ridge_point", scope)),
+                what_if[scope] if scope else "",
             )
         except (PerfdrillError, ArithmeticError, TypeError, ValueError):
             return None  # no chip in this question: nothing to draw
