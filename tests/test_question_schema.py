@@ -93,4 +93,5 @@ def test_the_filters_are_the_ones_variants_apply() -> None:
         "link_topology",
         "link_domain",
         "host_link_bandwidth",
+        "price_per_hour",
     ]

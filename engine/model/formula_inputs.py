@@ -33,6 +33,7 @@ class Hardware:
     host_link_bandwidth: float | None = None
     fp32_peak_flops: float | None = None
     link_peer_bandwidth: float | None = None
+    chip_hourly_price: float | None = None
 
     def inputs(self) -> dict[str, float]:
         """The known values as formula inputs (an unknown one is simply absent)."""
@@ -45,6 +46,7 @@ class Hardware:
             "host_link_bandwidth",
             "fp32_peak_flops",
             "link_peer_bandwidth",
+            "chip_hourly_price",
         ):
             if getattr(self, name) is not None:
                 values[name] = getattr(self, name)
@@ -87,6 +89,7 @@ def hardware(
     host_link = chip.host_link_bandwidth if chip is not None else None
     fp32 = chip.peak_flops.get("fp32") if chip is not None else None
     peer = chip.link_peer_bandwidth if chip is not None else None
+    price = chip.price_per_hour if chip is not None else None
     return Hardware(
         peak_flops=flops,
         memory_bandwidth=bandwidth,
@@ -98,6 +101,7 @@ def hardware(
         host_link_bandwidth=host_link.value if host_link is not None else None,
         fp32_peak_flops=fp32.value if fp32 is not None else None,
         link_peer_bandwidth=peer.value if peer is not None else None,
+        chip_hourly_price=price.value if price is not None else None,
     )
 
 

@@ -64,6 +64,7 @@ ByteRate = Annotated[Sourced, In("byte/s")]
 Parameters = Annotated[Sourced, In("parameter")]
 Count = Annotated[Sourced, In("1")]
 Tokens = Annotated[Sourced, In("token")]
+HourlyPrice = Annotated[Sourced, In("USD/h")]
 Text = Annotated[str, Meta(min_length=1)]
 Positive = Annotated[int, Meta(gt=0)]
 NonNegative = Annotated[int, Meta(ge=0)]
@@ -100,6 +101,7 @@ class Chip(_Entry, frozen=True, kw_only=True):
     link_topology: Literal["switch", "mesh", "pair", "torus"] | None = None
     link_domain: Positive | None = None  # chips the link joins (a node, a bridged pair, a pod)
     host_link_bandwidth: ByteRate | None = None  # one-way
+    price_per_hour: HourlyPrice | None = None  # one chip's on-demand cloud list price, source dated
 
     @property
     def sparse_peak_flops(self) -> dict[str, float]:

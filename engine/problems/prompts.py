@@ -78,6 +78,7 @@ def chip_view(chip: Chip) -> dict[str, Any]:
         "link_topology": chip.link_topology or "unknown",
         "link_domain": chip.link_domain or 0,
         "link_summary": _link_summary(chip),
+        "price_per_hour": chip.price_per_hour.shown if chip.price_per_hour else "none",
     }
 
 
