@@ -76,6 +76,21 @@ INPUTS: dict[str, tuple[str, str]] = {
         "what the timed code does wrong: 1 nothing, 2 fp32, 3 host copies, 4 a Python loop, "
         "5 an eager chain, 6 no KV cache",
     ),
+    # Issue 13, serving and training economics (engine/model/serving.py)
+    "output_tokens": ("token", "tokens each request generates"),
+    "tpot_slo": ("s", "the time-per-output-token target every decode step must meet"),
+    "chip_hourly_price": ("USD/h", "one chip's hourly price"),
+    "reserved_tokens": ("token", "tokens a contiguous cache reserves per sequence: the longest it may reach"),
+    "page_size": ("token", "tokens per KV-cache page (block)"),
+    "shared_prefix": ("token", "prompt tokens every sequence shares (a system prompt), cached once"),
+    "chunk": ("token", "prompt tokens prefilled inside one decode step"),
+    "transfer_link": ("1", "the path the KV cache crosses: 1 the chip-to-chip link, 2 PCIe, 3 the network"),
+    "network_bandwidth": (
+        "byte/s",
+        "one-way network bandwidth of each chip to other nodes (InfiniBand, RoCE)",
+    ),
+    "tokens_per_param": ("1", "compute-optimal training tokens per parameter (Chinchilla: about 20)"),
+    "run_time": ("s", "wall-clock length of a training run"),
 }
 SYM = {name: _s(name) for name in INPUTS}
 

@@ -26,6 +26,13 @@ from perfdrill.engine.model.inefficiencies import (
     decode_diagnosis,
 )
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
+from perfdrill.engine.model.serving import (
+    CHUNKED_PREFILL,
+    KV_PAGING,
+    KV_TRANSFER,
+    SERVING_LATENCY,
+    TRAINING_ECONOMICS,
+)
 
 MATMUL = [
     define("flops", 2 * SYM["m"] * SYM["k"] * SYM["n"], "FLOP", "one multiply and one add per (m, k, n)"),
@@ -399,4 +406,10 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE],
     "tensor_parallel_sync": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE],
     "attention": lambda: [*SYSTEM, *ATTENTION_MEMORY],
+    # Issue 13, serving and training economics (engine/model/serving.py)
+    "serving_latency": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *SERVING_LATENCY],
+    "kv_paging": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *KV_PAGING],
+    "chunked_prefill": lambda: [*MODEL, *SYSTEM, *decode(), *CHUNKED_PREFILL],
+    "disaggregation": lambda: [*MODEL, *SYSTEM, *prefill(prefix="prefill_"), *KV_TRANSFER],
+    "train_economics": lambda: [*MODEL, *SYSTEM, *TRAIN, *TRAINING_ECONOMICS],
 }
