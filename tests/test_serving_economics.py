@@ -8,6 +8,7 @@ Expected values are the arithmetic written out, never the engine's output.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -323,3 +324,54 @@ def test_cost_slips_in_the_bank() -> None:
             assert slips["one-chip-price"] == pytest.approx(cost.value / chips, rel=1e-12)
         else:
             assert "one-chip-price" not in slips
+
+
+def _calc(run_cli, *args: str) -> dict:  # type: ignore[no-untyped-def]
+    code, out, err = run_cli("calc", *args, "--json")
+    assert code == 0, err
+    return {name: result["value"] for name, result in json.loads(out)["results"].items()}
+
+
+def test_calc_serve_prices_with_the_chip_or_the_given_price(run_cli) -> None:  # type: ignore[no-untyped-def]
+    args = ("serve", "--flops", "1 PFLOP/s", "--bandwidth", "2 TB/s", "--memory", "80 GB", "--params", "7e9")
+    args += ("--kv-bytes-per-token", "512 KiB", "--batch", "48", "--context", "1024", "--tpot-slo", "20 ms")
+    given = _calc(run_cli, *args, "--price", "2 USD/h")
+    step = (14e9 + 48 * 536_870_912) / 2e12  # 19.885 ms, within the 20 ms target
+    assert given["tpot"] == pytest.approx(step, rel=1e-12)
+    assert given["cost_per_million_tokens"] == pytest.approx(1e6 * 2 / (3600 * 48 / step), rel=1e-12)
+    assert given["slo_batch"] == 48
+    # An H100 SXM's list price is 6.88 USD/h: Llama 3.1 8B at batch 1 reads 16.06 GB + 1024 tokens'
+    # 128 KiB of cache in 4.83 ms, 207 tokens/s, so 1e6 / 207 / 3600 hours of 6.88 USD.
+    listed = _calc(
+        run_cli, "serve", "--chip", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "1", "--context", "1024"
+    )
+    step = (2 * 8_030_261_248 + 1024 * 131_072) / 3.35e12
+    assert listed["cost_per_million_tokens"] == pytest.approx(1e6 * 6.88 * step / 3600, rel=1e-9)
+
+
+def test_calc_mfu_reproduces_palm(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # PaLM 540B at 238.3k tokens/s on 6144 TPU v4: 45.7% with 6N (46.2% with attention; see above).
+    args = ("mfu", "--chip", "tpu-v4", "--chips", "6144", "--params", "540.35e9", "--tokens", "238.3k")
+    values = _calc(run_cli, *args, "--time", "1 s")
+    assert values["achieved_mfu"] == pytest.approx(0.4573, abs=5e-5)
+
+
+def test_calc_chinchilla_and_kv_transfer(run_cli) -> None:  # type: ignore[no-untyped-def]
+    chinchilla = _calc(run_cli, "chinchilla", "--budget", "5.88e23 FLOP")
+    assert chinchilla["chinchilla_params"] == pytest.approx(70e9, rel=1e-9)
+    # Llama 3.1 70B: 2 · 80 · 8 · 128 · 2 = 327,680 bytes per token; 8192 tokens = 2,684,354,560
+    # bytes, a quarter from each of 4 chips at 400 Gb/s (50 GB/s): 13.42 ms.
+    args = (
+        "kv-transfer",
+        "--chip",
+        "h100-sxm",
+        "--model",
+        "llama-3.1-70b",
+        "--chips",
+        "4",
+        "--prompt",
+        "8192",
+    )
+    transfer = _calc(run_cli, *args, "--transfer-bandwidth", "400 Gb/s")
+    assert transfer["kv_transfer_bytes"] == 2_684_354_560
+    assert transfer["kv_transfer_time"] == pytest.approx(2_684_354_560 / 4 / 50e9, rel=1e-12)
