@@ -58,20 +58,24 @@ SERVING_LATENCY = [
         shown="the decode steps if (output_tokens − 1)·tpot > ttft else the time to first token",
     ),
     define(
+        "slo_math_batch",
+        SYM["tpot_slo"] * q("system_flops") / q("flops_per_sequence"),
+        "1",
+        "sequences whose decode math fits in the TPOT target",
+    ),
+    define(
+        "slo_read_batch",
+        (SYM["tpot_slo"] * q("system_bandwidth") - q("weight_bytes"))
+        / (SYM["context"] * q("kv_bytes_per_token")),
+        "1",
+        "sequences whose caches can be read in the TPOT target once the weights are",
+    ),
+    define(
         "slo_latency_batch",
-        Max(
-            0,
-            floor(
-                Min(
-                    SYM["tpot_slo"] * q("system_flops") / q("flops_per_sequence"),
-                    (SYM["tpot_slo"] * q("system_bandwidth") - q("weight_bytes"))
-                    / (SYM["context"] * q("kv_bytes_per_token")),
-                )
-            ),
-        ),
+        Max(0, floor(Min(q("slo_math_batch"), q("slo_read_batch")))),
         "1",
         "largest batch whose decode step (one roofline) meets the TPOT target: its math and its "
-        "reads (weights plus every KV cache) must each fit in the target",
+        "reads must each fit in the target",
         exact=CountRule(
             "batch",
             True,
@@ -118,10 +122,16 @@ SERVING_LATENCY = [
         "output tokens per second each chip delivers",
     ),
     define(
+        "cost_per_token",
+        SYM["chip_hourly_price"] / (SECONDS_PER_HOUR * q("tokens_per_second_per_chip")),
+        "USD/token",
+        "one chip's hourly price (3600 s an hour) over the tokens it makes in that hour",
+    ),
+    define(
         "cost_per_million_tokens",
-        MILLION * SYM["chip_hourly_price"] / (SECONDS_PER_HOUR * q("tokens_per_second_per_chip")),
+        MILLION * q("cost_per_token"),
         "USD",
-        "what a million output tokens cost at one chip's hourly price (3600 s an hour)",
+        "what a million output tokens cost",
     ),
 ]
 
@@ -301,7 +311,7 @@ KV_TRANSFER = [
         "byte/s",
         "one-way bandwidth of the path the cache crosses: the chip-to-chip link to one peer, PCIe, "
         "or the network",
-        shown="link_peer_bandwidth over the chip link, host_link_bandwidth over PCIe, else network_bandwidth",
+        shown="link_peer_bandwidth, host_link_bandwidth or network_bandwidth for transfer_link 1, 2 or 3",
     ),
     define(
         "kv_transfer_bytes",
@@ -334,8 +344,8 @@ KV_TRANSFER = [
             q("prefill_runtime") / SYM["layers"] + q("kv_transfer_time"),
         ),
         "s",
-        "the same, with each layer's cache sent as soon as that layer is prefilled: the slower stream "
-        "sets the pace and one layer of the other is left over",
+        "until the decode chips hold the cache, each layer's sent as soon as that layer is "
+        "prefilled: the slower stream sets the pace and one layer of the other is left over",
     ),
     define(
         "transfer_hidden",
