@@ -1,8 +1,8 @@
-"""Serving and training economics: latency targets, cost per token, KV-cache management,
-prefill/decode disaggregation, MFU and compute-optimal training.
+"""Serving economics: latency targets, cost per token, KV-cache management and prefill/decode
+disaggregation (training economics, MFU and Chinchilla, are in training_economics.py).
 
 Each list sits on top of the building blocks in formulas.py and workloads.py (a decode step as one
-roofline, a prefill with the prefix "prefill_", 6·N·D training), and workloads.py gathers them.
+roofline, a prefill with the prefix "prefill_"), and workloads.py gathers them.
 
 Sources behind the conventions (the tests reproduce the published figures):
 
@@ -12,25 +12,18 @@ Sources behind the conventions (the tests reproduce the published figures):
 - PagedAttention (Kwon et al. 2023, vLLM): the cache lives in fixed-size pages, so only a
   sequence's last page is partly empty: on average half a page when lengths spread evenly,
   against a contiguous reservation of the longest length a request may reach.
-- MFU (Chowdhery et al. 2022, PaLM, Appendix B): model FLOPs (6 per parameter per token) per
-  second over the chips' peak. Large runs reach 30-60%: GPT-3 21.3%, Megatron-Turing NLG 30.2%,
-  Gopher 32.5%, PaLM 46.2% (PaLM Table 3); Llama 3 405B 38-43% (Llama 3 paper, Table 4).
-- Chinchilla (Hoffmann et al. 2022): compute-optimal training uses about 20 tokens per
-  parameter; with C = 6·N·D that gives N = sqrt(C / (6·20)) (Chinchilla: 70B on 1.4T tokens).
 """
 
 from __future__ import annotations
 
 import sympy
-from sympy import Eq, Max, Min, Piecewise, ceiling, floor, sqrt
+from sympy import Eq, Max, Min, Piecewise, ceiling, floor
 
 from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import SYM, define, q, roofline
 
 SECONDS_PER_HOUR = 3600
 MILLION = sympy.Integer(10**6)
-# The band of MFU that large published training runs reach (sources in the module docstring).
-TYPICAL_MFU = (0.3, 0.6)
 
 # -- serving latency, the TPOT target, cost (over decode() and prefill(prefix="prefill_")) --------
 SERVING_LATENCY = [
@@ -354,83 +347,5 @@ KV_TRANSFER = [
         "whether the transfer, streamed layer by layer, can hide behind the prefill",
         labels=("no: the transfer outlasts the prefill", "yes: it hides behind the prefill"),
         shown="yes if kv_transfer_time ≤ prefill_runtime else no",
-    ),
-]
-
-# -- MFU from a measured run, and compute-optimal training (over the 6·N·D `train` workload) ------
-TRAINING_ECONOMICS = [
-    define(
-        "training_throughput",
-        SYM["tokens"] / SYM["measured_runtime"],
-        "token/s",
-        "tokens trained per second in the measured time",
-    ),
-    define(
-        "achieved_flops",
-        q("flops") / SYM["measured_runtime"],
-        "FLOP/s",
-        "model FLOPs (6 per parameter per token) per second the run achieves",
-    ),
-    define(
-        "achieved_mfu",
-        q("achieved_flops") / (SYM["chips"] * SYM["peak_flops"]),
-        "1",
-        "model FLOPs utilisation: achieved model FLOP/s over the chips' dense peak",
-    ),
-    define(
-        "mfu_verdict",
-        Piecewise(
-            (0, q("achieved_mfu") < TYPICAL_MFU[0]), (1, q("achieved_mfu") <= TYPICAL_MFU[1]), (2, True)
-        ),
-        "1",
-        f"against the {TYPICAL_MFU[0]:.0%}-{TYPICAL_MFU[1]:.0%} MFU that large published runs reach",
-        labels=(
-            "low: profile the run for the bottleneck",
-            "typical of large published runs",
-            "implausibly high: recheck the claim or its FLOP count",
-        ),
-        shown=f"low if achieved_mfu < {TYPICAL_MFU[0]}, typical up to {TYPICAL_MFU[1]}, else too high",
-    ),
-    define(
-        "compute_optimal_tokens",
-        SYM["tokens_per_param"] * q("params"),
-        "token",
-        "Chinchilla: compute-optimal training sees about 20 tokens per parameter",
-    ),
-    define(
-        "tokens_per_param_trained",
-        SYM["tokens"] / q("params"),
-        "1",
-        "training tokens per parameter of this run",
-    ),
-    define(
-        "training_regime",
-        Piecewise((1, q("tokens_per_param_trained") > SYM["tokens_per_param"]), (0, True)),
-        "1",
-        "the run against the compute-optimal tokens per parameter",
-        labels=(
-            "fewer tokens than compute-optimal: the model is large for its data",
-            "more tokens than compute-optimal: a smaller model trained longer",
-        ),
-        shown="more tokens if tokens_per_param_trained > tokens_per_param else fewer",
-    ),
-    define(
-        "compute_budget",
-        q("system_flops") * SYM["run_time"],
-        "FLOP",
-        "the FLOPs a run of this length delivers at the achieved FLOP/s",
-    ),
-    define(
-        "chinchilla_params",
-        sqrt(q("compute_budget") / (6 * SYM["tokens_per_param"])),
-        "parameter",
-        "compute-optimal model size: C = 6·N·D with D = tokens_per_param·N, so "
-        "N = √(C / (6·tokens_per_param))",
-    ),
-    define(
-        "chinchilla_tokens",
-        SYM["tokens_per_param"] * q("chinchilla_params"),
-        "token",
-        "compute-optimal training tokens for the budget",
     ),
 ]

@@ -26,13 +26,8 @@ from perfdrill.engine.model.inefficiencies import (
     decode_diagnosis,
 )
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
-from perfdrill.engine.model.serving import (
-    CHUNKED_PREFILL,
-    KV_PAGING,
-    KV_TRANSFER,
-    SERVING_LATENCY,
-    TRAINING_ECONOMICS,
-)
+from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_TRANSFER, SERVING_LATENCY
+from perfdrill.engine.model.training_economics import TRAINING_ECONOMICS
 
 MATMUL = [
     define("flops", 2 * SYM["m"] * SYM["k"] * SYM["n"], "FLOP", "one multiply and one add per (m, k, n)"),
@@ -406,7 +401,7 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE],
     "tensor_parallel_sync": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE],
     "attention": lambda: [*SYSTEM, *ATTENTION_MEMORY],
-    # Issue 13, serving and training economics (engine/model/serving.py)
+    # Issue 13, serving and training economics (engine/model/serving.py, training_economics.py)
     "serving_latency": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *SERVING_LATENCY],
     "kv_paging": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *KV_PAGING],
     "chunked_prefill": lambda: [*MODEL, *SYSTEM, *decode(), *CHUNKED_PREFILL],
