@@ -59,6 +59,24 @@ CONTRACT = {
         *("all_to_all_bytes", "all_to_all_time", "forward_all_to_all_time", "expert_compute_time"),
         *("expert_read_time", "layer_time", "imbalance_slowdown"),
     },
+    "serve": {
+        *("ttft", "tpot", "request_latency", "tokens_per_second", "tokens_per_second_per_chip"),
+        *("cost_per_million_tokens", "max_batch", "slo_batch", "slo_limit"),
+    },
+    "kv-paging": {
+        *("max_batch", "reserved_max_batch", "reserved_waste_fraction", "paged_max_batch"),
+        *("paged_waste_fraction", "prefix_kv_bytes_saved", "prefix_max_batch"),
+    },
+    "chunked-prefill": {
+        *("step_time", "mixed_step_time", "mixed_bound", "chunk_slowdown", "free_chunk"),
+        *("prefill_chunks", "chunked_ttft"),
+    },
+    "kv-transfer": {
+        *("kv_transfer_bytes", "kv_transfer_time", "prefill_time", "kv_transfer_share"),
+        *("serial_handoff", "streamed_handoff", "transfer_hidden"),
+    },
+    "mfu": {"training_throughput", "achieved_flops", "achieved_mfu", "mfu_verdict"},
+    "chinchilla": {"compute_budget", "chinchilla_params", "chinchilla_tokens"},
 }
 SWEEP_COLUMNS = {
     "compute_time",
@@ -91,7 +109,13 @@ SENSIBLE = {
     "--batches": ["1,8,64", "512,1024", "1"],
     "--optimizer-bytes": ["12", "0", "8"],
     "--stage-time": ["20 ms", "1e-3"],
-    "--time": ["4.2 ms", "13 us"],
+    "--time": ["4.2 ms", "13 us", "1.8 s", "0.5"],
+    "--tpot-slo": ["20 ms", "0.05"],
+    "--price": ["6.88 USD/h", "2"],
+    "--transfer-bandwidth": ["400 Gb/s", "450 GB/s"],
+    "--budget": ["5.88e23", "1e21 FLOP"],
+    "--run-time": ["30 days", "86400"],
+    "--tokens-per-param": ["20", "100"],
 }
 WHOLE = ["1", "2", "8", "32", "128", "4096"]
 NONSENSE = [

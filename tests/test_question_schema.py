@@ -96,4 +96,5 @@ def test_the_filters_are_the_ones_variants_apply() -> None:
         "network_bandwidth",
         "sm_count",
         "l2_cache",
+        "price_per_hour",
     ]

@@ -36,6 +36,7 @@ class Hardware:
     network_bandwidth: float | None = None
     sm_count: float | None = None
     l2_cache_bytes: float | None = None
+    chip_hourly_price: float | None = None
 
     def inputs(self) -> dict[str, float]:
         """The known values as formula inputs (an unknown one is simply absent)."""
@@ -51,6 +52,7 @@ class Hardware:
             "network_bandwidth",
             "sm_count",
             "l2_cache_bytes",
+            "chip_hourly_price",
         ):
             if getattr(self, name) is not None:
                 values[name] = getattr(self, name)
@@ -93,6 +95,7 @@ def hardware(
     host_link = chip.host_link_bandwidth if chip is not None else None
     fp32 = chip.peak_flops.get("fp32") if chip is not None else None
     peer = chip.link_peer_bandwidth if chip is not None else None
+    price = chip.price_per_hour if chip is not None else None
     return Hardware(
         peak_flops=flops,
         memory_bandwidth=bandwidth,
@@ -105,6 +108,7 @@ def hardware(
         fp32_peak_flops=fp32.value if fp32 is not None else None,
         link_peer_bandwidth=peer.value if peer is not None else None,
         **_kernel_and_network_facts(chip),
+        chip_hourly_price=price.value if price is not None else None,
     )
 
 

@@ -105,6 +105,17 @@ INPUTS: dict[str, tuple[str, str]] = {
     "scale_bits": ("1", "bits stored once per group of quantized values: its scale, plus any zero point"),
     "group_size": ("1", "quantized values that share one scale"),
     "busiest_share": ("1", "fraction of the routed token-to-expert assignments the busiest chip receives"),
+    # Issue 13, serving and training economics (engine/model/serving.py)
+    "output_tokens": ("token", "tokens each request generates"),
+    "tpot_slo": ("s", "the time-per-output-token target every decode step must meet"),
+    "chip_hourly_price": ("USD/h", "one chip's hourly price"),
+    "reserved_tokens": ("token", "tokens a contiguous cache reserves per sequence: the longest it may reach"),
+    "page_size": ("token", "tokens per KV-cache page (block)"),
+    "shared_prefix": ("token", "prompt tokens every sequence shares (a system prompt), cached once"),
+    "chunk": ("token", "prompt tokens prefilled inside one decode step"),
+    "transfer_link": ("1", "the path the KV cache crosses: 1 the chip-to-chip link, 2 PCIe, 3 the network"),
+    "tokens_per_param": ("1", "compute-optimal training tokens per parameter (Chinchilla: about 20)"),
+    "run_time": ("s", "wall-clock length of a training run"),
 }
 SYM = {name: _s(name) for name in INPUTS}
 

@@ -65,6 +65,7 @@ ByteRate = Annotated[Sourced, In("byte/s")]
 Parameters = Annotated[Sourced, In("parameter")]
 Count = Annotated[Sourced, In("1")]
 Tokens = Annotated[Sourced, In("token")]
+HourlyPrice = Annotated[Sourced, In("USD/h")]
 Text = Annotated[str, Meta(min_length=1)]
 Positive = Annotated[int, Meta(gt=0)]
 NonNegative = Annotated[int, Meta(ge=0)]
@@ -104,6 +105,7 @@ class Chip(_Entry, frozen=True, kw_only=True):
     network_bandwidth: ByteRate | None = None  # one-way scale-out NIC per GPU in the reference node
     sm_count: Count | None = None  # streaming multiprocessors (AMD: compute units)
     l2_cache: Bytes | None = None  # on-chip L2 shared by all SMs
+    price_per_hour: HourlyPrice | None = None  # one chip's on-demand cloud list price, source dated
 
     @property
     def sparse_peak_flops(self) -> dict[str, float]:

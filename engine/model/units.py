@@ -40,6 +40,7 @@ thousand = 1e3
 million = 1e6
 billion = 1e9
 trillion = 1e12
+USD = [currency] = dollar = dollars
 """
 _PREFIXES = """
 nano- = 1e-9 = n-
@@ -72,6 +73,9 @@ BASE_UNITS: dict[str, str] = {
     "byte/token": "byte/token",
     "byte/parameter": "byte/parameter",
     "1": "dimensionless",
+    # Serving economics: a chip's hourly price and what a million tokens cost.
+    "USD": "USD",
+    "USD/h": "USD/hour",
 }
 
 # Denominators a per-count size may leave implicit: "128 KiB" as bytes per token.
@@ -91,6 +95,8 @@ DIMENSION_EXAMPLES: dict[str, str] = {
     "byte/token": "bytes per token, e.g. 128 KiB",
     "1": "a plain number, e.g. 64",
     "byte/parameter": "bytes per parameter, e.g. 2",
+    "USD": "a cost in US dollars, e.g. 2.50 USD",
+    "USD/h": "an hourly price, e.g. 3.40 USD/h",
 }
 
 

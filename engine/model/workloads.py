@@ -31,7 +31,9 @@ from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
 from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
 from perfdrill.engine.model.quantization import GROUP_SCALES
+from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_TRANSFER, SERVING_LATENCY
 from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO
+from perfdrill.engine.model.training_economics import TRAINING_ECONOMICS
 
 MATMUL = [
     define("flops", 2 * SYM["m"] * SYM["k"] * SYM["n"], "FLOP", "one multiply and one add per (m, k, n)"),
@@ -435,4 +437,10 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "quantization": lambda: [*MODEL, *SYSTEM, *decode(), *GROUP_SCALES],
     "decode_moe": lambda: [*MODEL, *SYSTEM, *decode(expert_reads=True), *EXPERT_READS],
     "expert_parallel": lambda: [*MODEL, *SYSTEM, *LINK_GROUP, *EXPERT_PARALLEL],
+    # Issue 13, serving and training economics (engine/model/serving.py, training_economics.py)
+    "serving_latency": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *SERVING_LATENCY],
+    "kv_paging": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *KV_PAGING],
+    "chunked_prefill": lambda: [*MODEL, *SYSTEM, *decode(), *CHUNKED_PREFILL],
+    "disaggregation": lambda: [*MODEL, *SYSTEM, *prefill(prefix="prefill_"), *KV_TRANSFER],
+    "train_economics": lambda: [*MODEL, *SYSTEM, *TRAIN, *TRAINING_ECONOMICS],
 }

@@ -95,9 +95,7 @@ def key_entry(slot: Slot, options: PrintOptions) -> dict[str, Any]:
         "command": reproduce_command(problem),
         "answers": [[letter(i), answer_text(part)] for i, part in enumerate(problem.parts)],
         "explanation": blocks(explanation_markdown(problem)),
-        "plot": None
-        if view is None
-        else roofline_plot(view, plot_title(problem), _chip_name(problem)),
+        "plot": None if view is None else roofline_plot(view, plot_title(problem), _chip_name(problem)),
     }
 
 

@@ -410,5 +410,60 @@ CATALOGUE: dict[str, Mistake] = {
             "With expert parallelism each chip holds and reads only E/N of the experts.",
             local_expert_read_time="local_expert_read_time * participants",
         ),
+        # Issue 13, serving and training economics (engine/model/serving.py)
+        _m(
+            "tokens-per-step",
+            "Counted one token per step, not one per sequence",
+            "Each decode step gives every sequence of the batch a token: throughput is batch ÷ step time.",
+            tokens_per_second="1 / runtime",
+        ),
+        _m(
+            "one-chip-price",
+            "Priced one chip for all the chips' tokens",
+            "Every chip serving the model is paid for: divide each chip's price by its own share of "
+            "the tokens.",
+            cost_per_million_tokens="cost_per_million_tokens / chips",
+        ),
+        _m(
+            "page-waste-full-page",
+            "Counted a whole empty page per sequence",
+            "Only the last page is partly empty, and with lengths spread evenly it is half full on "
+            "average: half a page of waste per sequence.",
+            page_waste_tokens="page_size",
+        ),
+        _m(
+            "chunk-compute-added",
+            "Added the chunk's compute to the decode step",
+            "The chunk rides in the same step: its math overlaps the weight reads the step makes "
+            "anyway, so the step takes the larger of the two, not their sum.",
+            mixed_runtime="runtime + chunk_flops / system_flops",
+        ),
+        _m(
+            "kv-over-one-link",
+            "Sent the whole cache over one chip's link",
+            "Each chip holds its own share of the KV heads and sends it over its own link, all at "
+            "the same time.",
+            kv_transfer_time="kv_transfer_bytes / transfer_bandwidth",
+        ),
+        _m(
+            "mfu-recompute-flops",
+            "Counted the recomputed forward as model FLOPs",
+            "MFU counts the model's 6 FLOP per parameter per token; recomputing activations adds 2 "
+            "more that the hardware does (hardware FLOPs utilisation), not the model.",
+            achieved_flops="achieved_flops * 4 / 3",
+        ),
+        _m(
+            "chinchilla-2n",
+            "Used C = 2·N·D for the training budget",
+            "Training costs about 6 FLOP per parameter per token (2 forward, 4 backward), so "
+            "N = √(C / (6 · tokens per parameter)).",
+            chinchilla_params="sqrt(compute_budget / (2 * tokens_per_param))",
+        ),
+        _m(
+            "mfu-one-chip",
+            "Divided by one chip's peak",
+            "The run's FLOP/s come from every chip: divide by the chips times each one's peak.",
+            achieved_mfu="achieved_mfu * chips",
+        ),
     )
 }

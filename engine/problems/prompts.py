@@ -81,6 +81,7 @@ def chip_view(chip: Chip) -> dict[str, Any]:
         "network_bandwidth": chip.network_bandwidth.shown if chip.network_bandwidth else "none",
         "sm_count": _num(chip.sm_count.value) if chip.sm_count else "unknown",
         "l2_cache": chip.l2_cache.shown if chip.l2_cache else "unknown",
+        "price_per_hour": chip.price_per_hour.shown if chip.price_per_hour else "none",
     }
 
 

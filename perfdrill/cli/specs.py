@@ -36,6 +36,7 @@ def as_json(book: SpecBook, kind: str | None) -> dict[str, Any]:
                 "memory_bandwidth": _sourced(c.memory_bandwidth, "byte/s"),
                 "link_bandwidth": _sourced(c.link_bandwidth, "byte/s", direction="one-way"),
                 "host_link_bandwidth": _sourced(c.host_link_bandwidth, "byte/s", direction="one-way"),
+                "price_per_hour": _sourced(c.price_per_hour, "USD/h"),
             }
             for c in book.chips.values()
         }
