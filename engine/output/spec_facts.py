@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfdrill.engine.model.numbers import format_quantity, quoted
 from perfdrill.engine.model.specs import Chip, Model, Sourced
-from perfdrill.engine.model.units import format_quantity
 from perfdrill.engine.problems.prompts import model_view
 
 
@@ -28,19 +28,19 @@ class SpecTable:
     note: str = ""
 
 
-def _row(fact: str, value: Sourced | None) -> SpecRow:
+def _row(fact: str, value: Sourced | None, unit: str) -> SpecRow:
     if value is None:
         return SpecRow(fact, "none", "")
-    return SpecRow(fact, value.shown, value.source)
+    return SpecRow(fact, quoted(value.value, value.shown, unit), value.source)
 
 
 def chip_table(chip: Chip) -> SpecTable:
-    rows = [_row(f"{dtype} peak (dense)", peak) for dtype, peak in chip.peak_flops.items()]
+    rows = [_row(f"{dtype} peak (dense)", peak, "FLOP/s") for dtype, peak in chip.peak_flops.items()]
     rows += [
-        _row("memory", chip.memory),
-        _row("memory bandwidth", chip.memory_bandwidth),
-        _row("chip-to-chip link (one-way)", chip.link_bandwidth),
-        _row("host link (one-way)", chip.host_link_bandwidth),
+        _row("memory", chip.memory, "byte"),
+        _row("memory bandwidth", chip.memory_bandwidth, "byte/s"),
+        _row("chip-to-chip link (one-way)", chip.link_bandwidth, "byte/s"),
+        _row("host link (one-way)", chip.host_link_bandwidth, "byte/s"),
     ]
     return SpecTable(chip.name, tuple(rows), note=chip.note)
 
