@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from perfdrill.engine.model.explain import Step
 from perfdrill.engine.output.versions import ParallelSet, Slot, version_label
 from perfdrill.engine.problems.answers import letter, lettered
 from perfdrill.engine.problems.generation import Problem, ProblemPart
@@ -55,20 +57,44 @@ def problem_json(problem: Problem) -> dict[str, Any]:
 
 
 def explanation_markdown(problem: Problem) -> str:
-    lines: list[str] = []
-    for section in problem.sections:
+    """The worked explanation as Markdown: the conclusion, the givens, then the steps; each what-if
+    as what it changes. A step that answers a part is marked with the part's letter."""
+    explanation = problem.explanation
+    lines = [" ".join(explanation.lead), ""] if explanation.lead else []
+    for section in explanation.sections:
         if section.heading:
-            lines.append(f"\n*With {section.heading}:*\n")
-        for step in section.steps:
-            lines.append(f"- `{step.formula}` = {step.substituted} = **{step.result}** — {step.doc}")
-    if problem.insights:
+            lines += ["", f"*{_escape(section.heading)}:*", ""]
+        if section.givens:
+            given = " · ".join(f"{_escape(g.label)} = {g.value}" for g in section.givens)
+            lines += [f"Given: {given}", ""]
+        for item in section.items:
+            if isinstance(item, str):
+                lines.append(f"- {_escape(item)}")
+            else:
+                lines.append(f"- {_step_markdown(item, section.parts.get(item.name, ''))}")
+    if explanation.answers:
         lines.append("")
-        lines += [f"> {sentence}" for sentence in problem.insights]
+        lines += [f"- {_step_markdown(step, letter)}" for letter, step in explanation.answers]
     return "\n".join(lines).strip()
 
 
+def _step_markdown(step: Step, letters: str) -> str:
+    """One step in Markdown; the result of a step that answers a part is bold, after its letter."""
+    if not letters:
+        return _escape(step.line())
+    head, _, result = step.line().rpartition(" = ")
+    if step.formula is None or step.reasons:
+        return f"**({letters})** {_escape(step.line())}"
+    return f"**({letters})** {_escape(head)} = **{_escape(result)}**"
+
+
+def _escape(text: str) -> str:
+    """Text as Markdown shows it literally: a label or a template's value never turns into markup."""
+    return re.sub(r"([\\`*_\[\]])", r"\\\1", text)
+
+
 def part_markdown(index: int, part: ProblemPart) -> str:
-    unit = f" *[{part.unit}]*" if part.kind == "numeric" and part.unit not in ("", "1") else ""
+    unit = f" *\\[{part.unit}\\]*" if part.kind == "numeric" and part.unit not in ("", "1") else ""
     text = f"**({letter(index)})** {part.prompt}{unit}"
     if part.kind != "numeric":
         note = " *(select all that apply)*" if part.kind == "multi" else " *(choose one)*"

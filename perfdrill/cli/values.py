@@ -30,7 +30,10 @@ def print_json(
 def print_results(
     workload: str, pairs: list[tuple[str, str]], values: dict[str, Any], given: set[str], *, explain: bool
 ) -> None:
+    """The results by the names `--json` and the omitted notes use, their values written by the one
+    formatter; with `explain`, the working behind them in labels."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console(highlight=False)
@@ -41,7 +44,5 @@ def print_results(
         table.add_row(result, display(workload, quantity, values[quantity]))
     console.print(table)
     if explain:
-        for item in derivation(workload, [q for _, q in pairs], values, given):
-            console.print(f"[bold]{item.formula}[/]  [dim]# {item.doc}[/]")
-            console.print(f"    = {item.substituted}")
-            console.print(f"    = [bold green]{item.result}[/]")
+        for step in derivation(workload, [q for _, q in pairs], values, given).steps:
+            console.print(f"{escape(step.line())}  [dim]# {escape(step.doc)}[/]")
