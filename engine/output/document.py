@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from perfdrill.engine.model.evaluation import INPUTS
-from perfdrill.engine.model.explain import display
 from perfdrill.engine.output.blocks import blocks
-from perfdrill.engine.output.markdown import explanation_markdown, letter, lettered
+from perfdrill.engine.output.markdown import letter, lettered
 from perfdrill.engine.output.plots import roofline_plot
 from perfdrill.engine.output.spec_facts import spec_tables
 from perfdrill.engine.output.versions import Slot
+from perfdrill.engine.output.worked import explanation_data
+from perfdrill.engine.problems.explanation import scenario_change
 from perfdrill.engine.problems.generation import Problem, ProblemPart
 from perfdrill.engine.problems.templates import FAMILIES
 
@@ -96,7 +96,7 @@ def key_entry(slot: Slot, options: PrintOptions) -> dict[str, Any]:
         "ref": f"{problem.id} · seed {problem.seed}",
         "command": reproduce_command(problem),
         "answers": [[letter(i), answer_text(part)] for i, part in enumerate(problem.parts)],
-        "explanation": blocks(explanation_markdown(problem)),
+        "explanation": explanation_data(problem),
         "plot": None
         if view is None
         else roofline_plot(view, plot_title(problem), scenario_names(problem), _chip_name(problem)),
@@ -120,27 +120,12 @@ def plot_title(problem: Problem) -> str:
     return f"{count}{_chip_name(problem)} · {_scenario_value(problem, 'dtype', 'bf16')} dense peak"
 
 
-def _nice_ratio(ratio: float) -> str | None:
-    for candidate in (ratio, 1 / ratio):
-        if abs(candidate - round(candidate)) < 1e-6 and round(candidate) > 1:
-            return f"×{ratio:g}" if candidate == ratio else f"÷{round(candidate)}"
-    return None
-
-
 def scenario_names(problem: Problem) -> dict[str, str]:
-    """Each what-if scenario as a person reads it, e.g. "what-if: memory bandwidth of one chip ×2"."""
-    variant, workload = problem.variant, problem.template.workload
-    names = {}
-    for scope, overrides in problem.template.scenarios.items():
-        before, after = variant.values(None), variant.values(scope)
-        changes = []
-        for name in overrides:
-            meaning = INPUTS[name][1] if name in INPUTS else name
-            old, new = before.get(name), after.get(name)
-            ratio = _nice_ratio(new / old) if isinstance(old, float | int) and old and new else None
-            changes.append(f"{meaning} {ratio}" if ratio else f"{meaning} = {display(workload, name, new)}")
-        names[scope] = "what-if: " + ", ".join(changes)
-    return names
+    """Each what-if scenario as a person reads it, e.g. "what-if: twice the memory bandwidth"."""
+    return {
+        scope: f"what-if: {scenario_change(problem.template, problem.variant, scope)}"
+        for scope in problem.template.scenarios
+    }
 
 
 def document_head(options: PrintOptions, versions: int) -> dict[str, Any]:
