@@ -155,7 +155,9 @@ async def test_the_worked_explanation_expands(make_app: Callable[..., PerfdrillA
         await pilot.press("x")
         await pilot.pause()
         assert explanation.display
-        text = _markup(explanation).replace("\u00a0", " ")
+        console = Console(width=100, record=True, file=io.StringIO(), color_system=None)
+        console.print(explanation.content)
+        text = console.export_text().replace("\u00a0", " ")
         assert "137 GFLOP" in text and "989 TFLOP/s" in text and "compute-bound" in text
 
 

@@ -67,7 +67,9 @@ def phrase(workload: str, name: str, value: Any) -> str | None:
     return phrases[round(float(value))] if phrases else word_
 
 
-def display(workload: str, name: str, value: Any, *, binary: bool = False, unit: str | None = None) -> str:
+def display(
+    workload: str, name: str, value: Any, *, binary: bool = False, unit: str | None = None, digits: int = 3
+) -> str:
     """A value as a person reads it: units with prefixes, or the label of a yes/no quantity.
 
     `unit` serves names the engine does not know (a template's own derived value).
@@ -77,7 +79,12 @@ def display(workload: str, name: str, value: Any, *, binary: bool = False, unit:
         if word_ is not None:
             return word_
         unit = info(workload, name).unit
-    return format_quantity(float(value), unit, binary=binary, whole_number=is_whole(workload, name))
+    whole = is_whole(workload, name)
+    return format_quantity(float(value), unit, digits=digits, binary=binary, whole_number=whole)
+
+
+# Givens are shown with a figure more than results: a spec's 1.555 TB/s is not rounded to 1.56.
+GIVEN_DIGITS = 4
 
 
 @dataclass(frozen=True)
@@ -124,8 +131,14 @@ class _Context:
     table: frozenset[str] = field(default_factory=frozenset)
 
     def value_text(self, name: str) -> str:
+        given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
         return display(
-            self.workload, name, self.values[name], binary=name in self.binary, unit=self.units.get(name)
+            self.workload,
+            name,
+            self.values[name],
+            binary=name in self.binary,
+            unit=self.units.get(name),
+            digits=GIVEN_DIGITS if given else 3,
         )
 
     def categorical(self, name: str) -> bool:
@@ -140,15 +153,19 @@ def derivation(
     *,
     binary: Collection[str] = (),
     units: Mapping[str, str] | None = None,
+    asked: Collection[str] | None = None,
 ) -> Derivation:
     """Steps for `names` and every computed quantity they rest on, dependencies first.
 
     Names in `given` were supplied directly (inputs or overrides) and are not derived; `binary`
     names are shown in GiB (their source is); `units` gives the unit of names the engine lacks.
+    A name in `asked` (all of `names` unless given) is always a step, even where it only renames
+    another quantity; any other such name is read as the quantity it renames.
     """
     context = _Context(workload, values, given, binary, units or {}, frozenset(computed(workload)))
-    fixed = _vanishing(context, names)
-    words = getattr(generated_display, "VALUE_WORDS", {})
+    asked = names if asked is None else asked
+    fixed = _vanishing(context, asked)
+    words = generated_display.VALUE_WORDS
     aliases: dict[str, Tree] = {}
     steps: list[Step] = []
     givens: list[str] = []
@@ -169,7 +186,7 @@ def derivation(
             visit(needed)
         simplifier = Simplifier(values, fixed, aliases, words, order)
         simplified = simplifier.run(tree)
-        if isinstance(simplified, str) and name not in names and not context.categorical(name):
+        if isinstance(simplified, str) and name not in asked and not context.categorical(name):
             aliases[name] = simplified  # one chip at full MFU: system FLOP/s is the peak itself
             return
         steps.append(_step(context, name, simplified, simplifier.reasons))
@@ -177,6 +194,23 @@ def derivation(
     for name in names:
         visit(name)
     return Derivation(tuple(steps), tuple(givens))
+
+
+def renamed(workload: str, name: str, values: Mapping[str, Any]) -> str:
+    """The quantity `name` only renames here (one chip at full MFU: system FLOP/s is peak FLOP/s),
+    followed to the end; `name` itself where it is worked out from more than one thing."""
+    context = _Context(workload, values, (), (), {}, frozenset(computed(workload)))
+    fixed = _vanishing(context, ())
+    seen = {name}
+    while name in context.table and not context.categorical(name):
+        tree = Simplifier(values, fixed, {}, generated_display.VALUE_WORDS).run(
+            generated_display.QUANTITIES[f"{name}@{workload}"][3]
+        )
+        if not isinstance(tree, str) or tree in seen:
+            break
+        name = tree
+        seen.add(name)
+    return name
 
 
 def _vanishing(context: _Context, names: Collection[str]) -> dict[str, float]:

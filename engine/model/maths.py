@@ -271,8 +271,8 @@ def display(tree: Tree, leaf: Callable[[str], Node]) -> Node:
         return _display_product(args, leaf)
     if head == "^":
         base = display(args[0], leaf)
-        if isinstance(args[0], tuple):
-            base = {"k": "paren", "c": base}
+        if isinstance(args[0], tuple) or (base["k"] == "num" and base["u"]):
+            base = {"k": "paren", "c": base}  # (4,096 tokens)², never 4,096 tokens²
         if _is_number(args[1]) and args[1] < 0:
             return {"k": "frac", "n": quantity("1"), "d": _power_node(base, -args[1], leaf)}
         return _power_node(base, args[1], leaf)

@@ -14,6 +14,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from perfdrill.engine.model.explain import Step
@@ -56,36 +57,60 @@ def problem_json(problem: Problem) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class ExplanationLine:
+    """One line of a worked explanation, as plain Unicode: Markdown and the terminal style it."""
+
+    kind: str  # "lead", "heading", "given" or "item" (a step or a what-if's change)
+    text: str
+    letters: str = ""  # the parts a step answers, e.g. "a" or "b, c"
+    result: str = ""  # the result that answers them, which the text ends with
+
+
+def explanation_lines(problem: Problem) -> list[ExplanationLine]:
+    """The worked explanation line by line: the conclusion, then each section's heading, givens
+    and steps (each what-if as what it changes), then answers worked across sections."""
+    explanation = problem.explanation
+    lines = [ExplanationLine("lead", " ".join(explanation.lead))] if explanation.lead else []
+    for section in explanation.sections:
+        if section.heading:
+            lines.append(ExplanationLine("heading", f"{section.heading}:"))
+        if section.givens:
+            given = " · ".join(f"{g.label} = {g.value}" for g in section.givens)
+            lines.append(ExplanationLine("given", f"Given: {given}"))
+        for item in section.items:
+            if isinstance(item, str):
+                lines.append(ExplanationLine("item", item))
+            else:
+                lines.append(_step_line(item, section.parts.get(item.name, "")))
+    if explanation.answers:  # worked from several sections: after them, under a heading of their own
+        lines.append(ExplanationLine("heading", "Putting them together:"))
+        lines += [_step_line(step, letter) for letter, step in explanation.answers]
+    return lines
+
+
+def _step_line(step: Step, letters: str) -> ExplanationLine:
+    decided = step.formula is None or bool(step.reasons)  # ends in a phrase, not in a result
+    return ExplanationLine("item", step.line(), letters, "" if decided or not letters else step.result)
+
+
 def explanation_markdown(problem: Problem) -> str:
     """The worked explanation as Markdown: the conclusion, the givens, then the steps; each what-if
     as what it changes. A step that answers a part is marked with the part's letter."""
-    explanation = problem.explanation
-    lines = [" ".join(explanation.lead), ""] if explanation.lead else []
-    for section in explanation.sections:
-        if section.heading:
-            lines += ["", f"*{_escape(section.heading)}:*", ""]
-        if section.givens:
-            given = " · ".join(f"{_escape(g.label)} = {g.value}" for g in section.givens)
-            lines += [f"Given: {given}", ""]
-        for item in section.items:
-            if isinstance(item, str):
-                lines.append(f"- {_escape(item)}")
+    blocks: list[str] = []
+    for line in explanation_lines(problem):
+        if line.kind == "item":
+            text = _escape(line.text)
+            if line.result:
+                text = f"{_escape(line.text.removesuffix(line.result))}**{_escape(line.result)}**"
+            marked = f"**({line.letters})** {text}" if line.letters else text
+            if blocks and blocks[-1].startswith("- "):
+                blocks[-1] += f"\n- {marked}"
             else:
-                lines.append(f"- {_step_markdown(item, section.parts.get(item.name, ''))}")
-    if explanation.answers:
-        lines.append("")
-        lines += [f"- {_step_markdown(step, letter)}" for letter, step in explanation.answers]
-    return "\n".join(lines).strip()
-
-
-def _step_markdown(step: Step, letters: str) -> str:
-    """One step in Markdown; the result of a step that answers a part is bold, after its letter."""
-    if not letters:
-        return _escape(step.line())
-    head, _, result = step.line().rpartition(" = ")
-    if step.formula is None or step.reasons:
-        return f"**({letters})** {_escape(step.line())}"
-    return f"**({letters})** {_escape(head)} = **{_escape(result)}**"
+                blocks.append(f"- {marked}")
+        else:
+            blocks.append(f"*{_escape(line.text)}*" if line.kind == "heading" else _escape(line.text))
+    return "\n\n".join(blocks)
 
 
 def _escape(text: str) -> str:

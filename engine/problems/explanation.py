@@ -12,12 +12,20 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
-from perfdrill.engine.model.explain import Step, derivation, display, label_of, phrase
+from perfdrill.engine.model.explain import (
+    GIVEN_DIGITS,
+    Step,
+    derivation,
+    display,
+    label_of,
+    phrase,
+    renamed,
+)
 from perfdrill.engine.model.maths import Tree, names_in, quantity, word
 from perfdrill.engine.model.maths import display as display_node
 from perfdrill.engine.model.numbers import format_quantity
@@ -50,76 +58,130 @@ def letters(index: int) -> str:
     return chr(ord("a") + index)
 
 
-def explain(
-    template: Template, variant: Variant, lead: tuple[str, ...], shown: tuple[str, ...]
-) -> Explanation:
-    """The explanation of `variant`, led by the `lead` sentences. `shown` holds the part answers
-    as the key prints them; a derived value the prompt does not show is worked as a step."""
+@dataclass
+class _Asked:
+    """What the parts ask, gathered once: names per scope (single-name answers always a step),
+    the part letters and shown answers of single-name answers, and expression answers."""
+
+    wanted: dict[str | None, list[str]] = field(default_factory=dict)
+    asked: set[tuple[str | None, str]] = field(default_factory=set)
+    tags: dict[tuple[str | None, str], list[str]] = field(default_factory=dict)
+    results: dict[tuple[str | None, str], str] = field(default_factory=dict)
+    expressions: list[tuple[str, Any, str]] = field(default_factory=list)
+
+    def names(self, scope: str | None) -> set[str]:
+        return {name for where, name in self.asked if where == scope}
+
+
+def _asked(template: Template, shown: tuple[str, ...]) -> _Asked:
     table = set(computed(template.workload))
-    wanted: dict[str | None, list[str]] = {}
-    tags: dict[tuple[str | None, str], list[str]] = {}
-    expressions: list[tuple[str, Any, str]] = []
+    found = _Asked()
     for index, part in enumerate(template.parts):
         if part.answer is None or part.sweep is not None:
             continue
         for scope, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1])):
-            if name in table and name not in wanted.setdefault(scope, []):
-                wanted[scope].append(name)
-        tree = part.answer.tree
-        if isinstance(tree, ast.Name | ast.Attribute):
+            if name in table and name not in found.wanted.setdefault(scope, []):
+                found.wanted[scope].append(name)
+        if isinstance(part.answer.tree, ast.Name | ast.Attribute):
             ((scope, name),) = part.answer.names
-            tags.setdefault((scope, name), []).append(letters(index))
+            found.asked.add((scope, name))
+            found.tags.setdefault((scope, name), []).append(letters(index))
+            if part.kind == "numeric":
+                found.results.setdefault((scope, name), shown[index])
         else:
-            expressions.append((letters(index), part.answer, shown[index]))
+            found.expressions.append((letters(index), part.answer, shown[index]))
+    return found
+
+
+def explain(
+    template: Template, variant: Variant, lead: tuple[str, ...], shown: tuple[str, ...]
+) -> Explanation:
+    """The explanation of `variant`, led by the `lead` sentences. `shown` holds the part answers
+    as the key prints them, so a step that answers a part ends in exactly that answer."""
+    asked = _asked(template, shown)
     sections: list[Section] = []
-    first: str | None = None
-    for scope, names in wanted.items():
+    scopes: list[str | None] = []
+    for scope, names in asked.wanted.items():
         if not sections:
-            first = scope
-            sections.append(_first(template, variant, scope, names, tags))
+            sections.append(_first(template, variant, scope, names, asked))
         else:
-            sections.append(_difference(template, variant, (first, sections[0]), scope, names, tags))
-    answers = tuple(
-        (letter, step)
-        for letter, expression, answer in expressions
-        if (step := _expression_step(template, variant, expression, answer)) is not None
+            first = (scopes[0], sections[0])
+            sections.append(_difference(template, variant, first, scope, names, asked))
+        scopes.append(scope)
+    answers: list[tuple[str, Step]] = []
+    for letter, expression, answer in asked.expressions:
+        step = _expression_step(template, variant, expression, answer)
+        if step is None:
+            continue
+        step = replace(step, name=f"({letter})")
+        where = {scope for scope, _ in expression.names}
+        if len(where) == 1 and (scope := where.pop()) in scopes:
+            index = scopes.index(scope)
+            sections[index] = _placed(sections[index], step, {name for _, name in expression.names}, letter)
+        else:
+            answers.append((letter, step))
+    return Explanation(lead, tuple(sections), tuple(answers))
+
+
+def _placed(section: Section, step: Step, reads: set[str], letter: str) -> Section:
+    """`section` with an answer's `step` right after the last step it reads."""
+    items = list(section.items)
+    last = max(
+        (i for i, item in enumerate(items) if isinstance(item, Step) and item.name in reads), default=-1
     )
-    return Explanation(lead, tuple(sections), answers)
+    items.insert(last + 1 if last >= 0 else len(items), step)
+    return replace(section, items=tuple(items), parts={**section.parts, step.name: letter})
 
 
-def _binary(variant: Variant) -> frozenset[str]:
-    """Inputs whose source figure is in GiB (a TPU's memory), shown in GiB as the spec writes them."""
+def _binary(template: Template, variant: Variant) -> frozenset[str]:
+    """Names shown with binary prefixes: memory a spec quotes in GiB (a TPU's), and a quantity a
+    part asks for in KiB or GiB."""
     chips = [value for value in variant.params.values() if hasattr(value, "memory")]
-    return frozenset({"memory_capacity"} if any("iB" in chip.memory.shown for chip in chips) else ())
+    spec = {"memory_capacity"} if any("iB" in chip.memory.shown for chip in chips) else set()
+    asked = {
+        name
+        for part in template.parts
+        if part.kind == "numeric" and part.answer is not None and "iB" in part.unit
+        for _, name in part.answer.names
+    }
+    return frozenset(spec | asked)
 
 
 def _units(template: Template) -> dict[str, str]:
     return {d.name: d.unit for d in template.derived if d.unit}
 
 
-def _given_names(template: Template, scope: str | None) -> set[str]:
-    base = {d.name for d in template.derived} | set(template.inputs)
-    return base if scope is None else base | set(template.scenarios[scope])
-
-
-def _working(template: Template, variant: Variant, scope: str | None, names: list[str]) -> Any:
+def _working(template: Template, variant: Variant, scope: str | None, names: list[str], asked: _Asked) -> Any:
     values = variant.values(scope)
     for name in names:
         variant.lookup(name, scope)
     given = set(variant.inputs) | (set(template.scenarios[scope]) if scope is not None else set())
     return derivation(
-        template.workload, names, values, given, binary=_binary(variant), units=_units(template)
+        template.workload,
+        names,
+        values,
+        given,
+        binary=_binary(template, variant),
+        units=_units(template),
+        asked=asked.names(scope),
     )
 
 
+def _answered(steps: tuple[Step, ...], scope: str | None, asked: _Asked) -> list[Step]:
+    """`steps`, each that answers a numeric part ending in the answer exactly as the key prints it
+    (in the part's unit, KiB where it asks KiB)."""
+    return [
+        replace(step, result=asked.results[(scope, step.name)])
+        if (scope, step.name) in asked.results and step.formula is not None
+        else step
+        for step in steps
+    ]
+
+
 def _first(
-    template: Template,
-    variant: Variant,
-    scope: str | None,
-    names: list[str],
-    tags: Mapping[tuple[str | None, str], list[str]],
+    template: Template, variant: Variant, scope: str | None, names: list[str], asked: _Asked
 ) -> Section:
-    working = _working(template, variant, scope, names)
+    working = _working(template, variant, scope, names, asked)
     values = variant.values(scope)
     unshown = _unshown_derived(template)
     givens: list[Given] = []
@@ -132,7 +194,8 @@ def _first(
                 continue
         givens.append(Given(label_of(template.workload, name), _value(template, variant, name, values[name])))
     heading = "" if scope is None else f"With {_setting(template, variant, scope)}"
-    return Section(heading, tuple(givens), (*derived, *working.steps), _letters(tags, scope))
+    steps = _answered(working.steps, scope, asked)
+    return Section(heading, tuple(givens), (*derived, *steps), _letters(asked.tags, scope))
 
 
 def _difference(
@@ -141,25 +204,27 @@ def _difference(
     first: tuple[str | None, Section],
     scope: str | None,
     names: list[str],
-    tags: Mapping[tuple[str | None, str], list[str]],
+    asked: _Asked,
 ) -> Section:
     """A later section: what moves against the `first` (scope, section), in a phrase each, with
     full working only for what a part asks, then whether the regime still holds."""
     reference, reference_section = first
-    working = _working(template, variant, scope, names)
+    working = _working(template, variant, scope, names, asked)
     before = variant.values(reference)
     items: list[Step | str] = []
-    for step in working.steps:
+    for step in _answered(working.steps, scope, asked):
         old = before.get(step.name)
-        if step.name in names or old is None:
+        if step.name in asked.names(scope) or old is None:
             items.append(step)
         elif not math.isclose(float(old), step.value, rel_tol=1e-9):
             items.append(_moved(template, variant, step, float(old)))
+        elif step.name in names:  # a what-if a part compares against: say that it does not move
+            items.append(f"{step.label} stays {step.result}")
     shown_before = {item.name for item in reference_section.items if isinstance(item, Step)}
     path = {step.name for step in working.steps} | set(working.givens)
     for name in computed(template.workload):
         meta = info(template.workload, name)
-        if meta.labels is None or name in names or not set(meta.args) <= path:
+        if meta.labels is None or name in asked.names(scope) or not set(meta.args) <= path:
             continue
         if name not in shown_before and not name.endswith("bound"):
             continue  # only what the first section showed, and the roofline's verdict
@@ -167,7 +232,7 @@ def _difference(
         said = phrase(template.workload, name, new)
         items.append(f"still {said}" if round(float(old)) == round(float(new)) else f"now {said}")
     heading = f"With {_changes(template, variant, reference, scope)}"
-    return Section(heading, (), tuple(items), _letters(tags, scope))
+    return Section(heading, (), tuple(items), _letters(asked.tags, scope))
 
 
 def _letters(tags: Mapping[tuple[str | None, str], list[str]], scope: str | None) -> dict[str, str]:
@@ -194,7 +259,8 @@ def _changes(
     said: list[str] = []
     for name in dict.fromkeys(changed):
         old, new = float(before[name]), float(after[name])
-        label, shown = label_of(template.workload, name), _value(template, variant, name, new)
+        digits = 3 if name in computed(template.workload) else GIVEN_DIGITS
+        label, shown = label_of(template.workload, name), _value(template, variant, name, new, digits)
         if math.isclose(old, new, rel_tol=1e-12):
             continue
         ratio = _ratio_words(new / old) if old else None
@@ -208,9 +274,9 @@ def _changes(
         elif brief:
             said.append(f"{label} {shown}")
         else:
-            moves.setdefault((shown, _value(template, variant, name, old)), []).append(label)
+            moves.setdefault((shown, _value(template, variant, name, old, digits)), []).append(label)
     for (shown, was), labels in moves.items():
-        said.append(f"{' and '.join(labels)} {shown} instead of {was}")
+        said.append(f"{' and '.join(labels)} at {shown} instead of {was}")
     return " and ".join(said) or "the same inputs"
 
 
@@ -226,7 +292,7 @@ def _setting(template: Template, variant: Variant, scope: str) -> str:
 def _moved(template: Template, variant: Variant, step: Step, old: float) -> str:
     """How a quantity moved: "memory time halves to 4.4 µs", "largest batch falls from 87 to 43"."""
     ratio = _ratio_words(step.value / old) if old else None
-    shown_old = _value(template, variant, step.name, old)
+    shown_old = _value(template, variant, step.name, old, digits=3)
     if ratio == ("up", 2):
         return f"{step.label} doubles to {step.result}"
     if ratio == ("down", 2):
@@ -238,17 +304,20 @@ def _moved(template: Template, variant: Variant, step: Step, old: float) -> str:
     return f"{step.label} {verb} from {shown_old} to {step.result}"
 
 
-def _value(template: Template, variant: Variant, name: str, value: float) -> str:
+def _value(template: Template, variant: Variant, name: str, value: float, digits: int = GIVEN_DIGITS) -> str:
+    """A value as the explanation shows it: a given to four figures (a spec's 1.555 TB/s), a
+    worked-out quantity (`digits` 3) as its step shows it."""
     try:
         return display(
             template.workload,
             name,
             value,
-            binary=name in _binary(variant),
+            binary=name in _binary(template, variant),
             unit=_units(template).get(name),
+            digits=digits,
         )
     except PerfdrillError:  # a template parameter the engine does not know
-        return format_quantity(float(value), "1")
+        return format_quantity(float(value), "1", digits=digits)
 
 
 def _unshown_derived(template: Template) -> set[str]:
@@ -279,12 +348,16 @@ def _expression_step(template: Template, variant: Variant, expression: Any, resu
 
     def name_of(key: str) -> str:
         scope, _, name = key.rpartition(":")
-        title = label_of(workload, name)
+        title = label_of(workload, renamed(workload, name, variant.values(scope or None)))
+        if scope and name in template.scenarios[scope]:
+            return f"{title} in the what-if"  # not "KV cache per token with twice the KV cache per token"
         return f"{title} {_scenario_words(template, variant, scope or None)}".strip()
 
     def value_of(key: str) -> Any:
         scope, _, name = key.rpartition(":")
-        return quantity(_value(template, variant, name, float(variant.lookup(name, scope or None))))
+        worked = name in computed(workload)
+        value = float(variant.lookup(name, scope or None))
+        return quantity(_value(template, variant, name, value, digits=3 if worked else GIVEN_DIGITS))
 
     formula = display_node(tree, lambda key: word(name_of(key)))
     substituted = display_node(tree, value_of) if names_in(tree) and not isinstance(tree, str) else None

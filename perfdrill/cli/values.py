@@ -33,8 +33,10 @@ def print_results(
     """The results by the names `--json` and the omitted notes use, their values written by the one
     formatter; with `explain`, the working behind them in labels."""
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
+
+    from perfdrill.tui.wrapped import Wrapped
 
     console = Console(highlight=False)
     table = Table(show_header=True, header_style="bold")
@@ -44,5 +46,6 @@ def print_results(
         table.add_row(result, display(workload, quantity, values[quantity]))
     console.print(table)
     if explain:
-        for step in derivation(workload, [q for _, q in pairs], values, given).steps:
-            console.print(f"{escape(step.line())}  [dim]# {escape(step.doc)}[/]")
+        steps = derivation(workload, [q for _, q in pairs], values, given).steps
+        lines = [(Text(step.line()).append(f"  # {step.doc}", style="dim"), 4) for step in steps]
+        console.print(Wrapped(lines))  # a number never leaves its unit at a line break

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,10 +10,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from perfdrill.engine.output import explanation_markdown
+from perfdrill.engine.output import explanation_lines
 from perfdrill.engine.problems import CATALOGUE, Grade, Problem, letter
 from perfdrill.tui.messages import EndSession, FreshVariant, NextQuestion
 from perfdrill.tui.widgets import RooflineChart, TitleBar, read_answer
+from perfdrill.tui.wrapped import explanation_text
 
 _STATUS = {"correct": ("✓ correct", "bold green"), "incorrect": ("✗ wrong", "bold red")}
 
@@ -86,7 +86,7 @@ class FeedbackScreen(Screen[None]):
             if self.problem.roofline is not None:
                 yield RooflineChart(self.problem.roofline)
             yield Static(Text("▶ Worked explanation: press x", style="bold"), id="explanation-title")
-            explanation = Static(Markdown(explanation_markdown(self.problem)), id="explanation")
+            explanation = Static(explanation_text(explanation_lines(self.problem)), id="explanation")
             explanation.display = False
             yield explanation
         yield Footer()
