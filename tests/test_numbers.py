@@ -68,6 +68,10 @@ def test_quantities_are_written_the_way_people_write_them(value: float, unit: st
 def test_binary_prefixes_only_when_asked_for() -> None:
     assert _plain(format_quantity(32 * 2**30, "byte")) == "34.4 GB"
     assert _plain(format_quantity(32 * 2**30, "byte", binary=True)) == "32 GiB"
+    # Rounded in GiB, not in bytes: 95 GiB is 102,005,473,280 B, which two figures of bytes
+    # (1.0e11) would have turned into 93 GiB.
+    assert _plain(format_quantity(95 * 2**30, "byte", digits=2, binary=True)) == "95 GiB"
+    assert _plain(format_quantity(95 * 2**30, "byte", digits=4, binary=True)) == "95 GiB"
 
 
 def test_a_whole_quantity_is_never_fractional_where_rounding_costs_under_one_percent() -> None:
@@ -106,6 +110,7 @@ def test_an_exact_count_shows_every_digit() -> None:
     [
         (1555e9, "1555 GB/s", "byte/s", "1.555 TB/s"),  # issue 14: "2765 GB/s" beside "4.8 TB/s"
         (32 * 2**30, "32 GiB", "byte", "32 GiB"),  # the vendor's GiB stays GiB
+        (95 * 2**30, "95 GiB", "byte", "95 GiB"),  # TPU v5p: rounded in GiB, never 93 GiB
         (80e9, "80 GB", "byte", "80 GB"),
         (1979e12, "1979 TFLOP/s", "FLOP/s", "1.979 PFLOP/s"),  # issue 14: "1979" beside "3,584"
         (242.5e12, "242.5 TOPS", "FLOP/s", "242.5 TOPS"),

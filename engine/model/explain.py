@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from perfdrill.engine.model import generated_display
@@ -129,17 +130,20 @@ class _Context:
     binary: Collection[str]
     units: Mapping[str, str]
     table: frozenset[str] = field(default_factory=frozenset)
+    shown: dict[str, str] = field(default_factory=dict)  # each value is formatted once
 
     def value_text(self, name: str) -> str:
-        given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
-        return display(
-            self.workload,
-            name,
-            self.values[name],
-            binary=name in self.binary,
-            unit=self.units.get(name),
-            digits=GIVEN_DIGITS if given else 3,
-        )
+        if name not in self.shown:
+            given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
+            self.shown[name] = display(
+                self.workload,
+                name,
+                self.values[name],
+                binary=name in self.binary,
+                unit=self.units.get(name),
+                digits=GIVEN_DIGITS if given else 3,
+            )
+        return self.shown[name]
 
     def categorical(self, name: str) -> bool:
         return name in self.table and info(self.workload, name).labels is not None
@@ -181,11 +185,14 @@ def derivation(
             return
         tree = generated_display.QUANTITIES[f"{name}@{workload}"][3]
         order = generated_display.FACTOR_ORDER
-        first = Simplifier(values, fixed, {}, words, order)
-        for needed in names_in(first.run(tree)) + _reason_names(first.reasons):
-            visit(needed)
-        simplifier = Simplifier(values, fixed, aliases, words, order)
+        simplifier = Simplifier(values, fixed, {}, words, order)
         simplified = simplifier.run(tree)
+        needs = names_in(simplified) + _reason_names(simplifier.reasons)
+        for needed in needs:
+            visit(needed)
+        if any(needed in aliases for needed in needs):  # again, reading each alias as what it renames
+            simplifier = Simplifier(values, fixed, aliases, words, order)
+            simplified = simplifier.run(tree)
         if isinstance(simplified, str) and name not in asked and not context.categorical(name):
             aliases[name] = simplified  # one chip at full MFU: system FLOP/s is the peak itself
             return
@@ -252,7 +259,7 @@ def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> St
             phrase(workload, name, value),
             meta.doc,
         )
-    formula = display_node(tree, lambda n: word(label_of(workload, n)))
+    formula = _formula(workload, tree)
     substituted = None
     if names_in(tree) and not isinstance(tree, str):
         substituted = display_node(tree, lambda n: quantity(context.value_text(n)))
@@ -269,26 +276,35 @@ def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> St
     )
 
 
+@lru_cache(maxsize=4096)  # the same simplified formula recurs across variants: draw it once
+def _formula(workload: str, tree: Tree) -> Node:
+    """A formula in labels. Shared between steps, so never modified."""
+    return display_node(tree, lambda name: word(label_of(workload, name)))
+
+
 def _reason(context: _Context, reason: Reason) -> Node:
     if reason.words:
         return word(reason.words)
     left = reason.left
     if reason.op in ("==", "!=") and isinstance(left, str) and context.categorical(left):
         return word(phrase(context.workload, left, context.values[left]) or "")  # "memory-bound"
-    return row(_side(context, left), relation(reason.op), _side(context, reason.right))
+    unit = _unit_of(context, (reason.op, reason.left, reason.right))
+    return row(_side(context, left, unit), relation(reason.op), _side(context, reason.right, unit))
 
 
-def _side(context: _Context, tree: Tree) -> Node:
+def _side(context: _Context, tree: Tree, unit: str) -> Node:
     """One side of a comparison: "compute time 373 ns", "max(launch time, …) = 500 µs", or "0"."""
     if isinstance(tree, str):
         return row(word(label_of(context.workload, tree)), quantity(context.value_text(tree)))
     if not names_in(tree):
         return display_node(tree, word)
     shown = display_node(tree, lambda n: word(label_of(context.workload, n)))
-    value = format_quantity(float(evaluate(tree, context.values)), _unit_of(context, tree))
+    value = format_quantity(float(evaluate(tree, context.values)), unit)
     return row(shown, op("="), quantity(value))
 
 
-def _unit_of(context: _Context, tree: Tree) -> str:
-    """The unit of a compound side of a comparison: that of its first name (max(a, b) has a's)."""
-    return info(context.workload, names_in(tree)[0]).unit
+def _unit_of(context: _Context, comparison: Tree) -> str:
+    """The unit both sides of a comparison are in: that of the first name in it with a unit
+    (chips per node × memory per chip is memory, like the memory it is compared with)."""
+    units = [info(context.workload, name).unit for name in names_in(comparison)]
+    return next((unit for unit in units if unit != "1"), "1")

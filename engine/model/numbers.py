@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 NBSP = "\u00a0"
 MINUS = "\u2212"
@@ -124,13 +125,16 @@ def _join(figure: str, unit: str) -> str:
 
 
 def _ladder(value: float, steps: list[tuple[float, str]], digits: int) -> tuple[str, str]:
-    """(mantissa, prefix) with the mantissa in [1, 1000) after rounding, for the first step that fits."""
-    rounded = _round_sig(value, digits)
-    for scale, prefix in steps:
-        if abs(rounded) >= scale * (1 - 1e-12):
-            return number(rounded / scale, digits), prefix
-    scale, prefix = steps[-1]
-    return number(rounded / scale, digits), prefix
+    """(mantissa, prefix): the first of `steps` (largest first) that leaves a mantissa of at least
+    1, rounded to `digits` figures; one step up where rounding reaches 1000 (999.7 kB is 1 MB)."""
+    index = next(
+        (i for i, (scale, _) in enumerate(steps) if abs(value) >= scale * (1 - 1e-12)), len(steps) - 1
+    )
+    mantissa = _round_sig(value / steps[index][0], digits)
+    if abs(mantissa) >= 1000 and index > 0 and abs(_round_sig(value / steps[index - 1][0], digits)) >= 1:
+        index -= 1
+        mantissa = _round_sig(value / steps[index][0], digits)
+    return number(mantissa, digits), steps[index][1]
 
 
 def _time(value: float, digits: int) -> str:
@@ -200,13 +204,17 @@ def _count(value: float, unit: str, digits: int) -> str:
     return _join(figure + prefix, plural)
 
 
+_PREFIXES_LONGEST_FIRST = sorted(_PREFIX_SCALE, key=len, reverse=True)
+
+
+@lru_cache(maxsize=256)
 def _read_unit(unit: str) -> tuple[float, str, bool] | None:
     """(scale to the base unit, base unit key, binary) of a unit a part declares, or None."""
     unit = unit.strip()
     if unit in _WHOLE_UNITS:
         scale, base = _WHOLE_UNITS[unit]
         return scale, base, False
-    for prefix in sorted(_PREFIX_SCALE, key=len, reverse=True):
+    for prefix in _PREFIXES_LONGEST_FIRST:
         rest = unit[len(prefix) :]
         if unit.startswith(prefix) and rest in _BASE_OF_SHOWN:
             return _PREFIX_SCALE[prefix], _BASE_OF_SHOWN[rest], prefix.endswith("i")
@@ -230,6 +238,7 @@ def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = Fa
     return format_quantity(value * scale, base, digits=digits, binary=binary)
 
 
+@lru_cache(maxsize=1024)  # every prompt quotes its chip's figures: work each out once
 def quoted(value: float, shown: str, unit: str) -> str:
     """A spec figure in this module's style, keeping every digit and GB or GiB as the spec writes
     it: "1555 GB/s" reads 1.555 TB/s, "32 GiB" stays 32 GiB, "3958 TOPS" reads 3.958 POPS.

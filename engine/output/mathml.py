@@ -12,6 +12,7 @@ from perfdrill.engine.model.maths import Node
 _ROW_GAP = '<mspace width="0.3em"/>'  # a label and its value: "slowdown 98.6"
 _UNIT_GAP = '<mspace width="0.17em"/>'  # a thin space between a number and its unit
 _FENCE = '<mo lspace="0" rspace="0">{}</mo>'
+_BRACKET = '<mo fence="true" stretchy="true" symmetric="true" lspace="0" rspace="0">{}</mo>'
 _RELATIONS = {"=", "≥", ">", "≤", "<", "≠"}
 
 
@@ -27,9 +28,11 @@ def _mathml(node: Node) -> str:
         if node["u"]:
             shown += f"{_UNIT_GAP}<mtext>{escape(node['u'])}</mtext>"
         return f"<mrow>{shown}</mrow>"
-    if kind == "op":  # spacing set here: browsers infer an operator's form, and so its spacing, unevenly
-        space = "0.28em" if node["t"] in _RELATIONS else "0.22em"
-        return f'<mo lspace="{space}" rspace="{space}">{escape(node["t"])}</mo>'
+    if kind == "op":
+        # Spaced with <mspace>, not the operator's own lspace: a row of <mtext> labels and one <mo>
+        # is an "embellished operator" in MathML Core, whose spacing lands outside the row.
+        gap = f'<mspace width="{"0.28em" if node["t"] in _RELATIONS else "0.22em"}"/>'
+        return f"{gap}{_FENCE.format(escape(node['t']))}{gap}"
     if kind == "row":
         items = node["c"]
         shown = ""
@@ -38,17 +41,17 @@ def _mathml(node: Node) -> str:
             shown += (_ROW_GAP if apart else "") + _mathml(item)
         return f"<mrow>{shown}</mrow>"
     if kind == "paren":
-        return f"<mrow>{_FENCE.format('(')}{_mathml(node['c'])}{_FENCE.format(')')}</mrow>"
+        return f"<mrow>{_BRACKET.format('(')}{_mathml(node['c'])}{_BRACKET.format(')')}</mrow>"
     if kind == "frac":
         return f'<mstyle displaystyle="true"><mfrac>{_mathml(node["n"])}{_mathml(node["d"])}</mfrac></mstyle>'
     if kind == "pow":
         return f"<msup>{_mathml(node['c'])}{_mathml(node['e'])}</msup>"
     if kind in ("floor", "ceil"):
         left, right = ("⌊", "⌋") if kind == "floor" else ("⌈", "⌉")
-        return f"<mrow>{_FENCE.format(left)}{_mathml(node['c'])}{_FENCE.format(right)}</mrow>"
+        return f"<mrow>{_BRACKET.format(left)}{_mathml(node['c'])}{_BRACKET.format(right)}</mrow>"
     if kind == "fn":
         args = "<mo>,</mo>".join(_mathml(arg) for arg in node["c"])
-        return f"<mrow><mi>{escape(node['t'])}</mi>{_FENCE.format('(')}{args}{_FENCE.format(')')}</mrow>"
+        return f"<mrow><mi>{escape(node['t'])}</mi>{_BRACKET.format('(')}{args}{_BRACKET.format(')')}</mrow>"
     raise ValueError(f"unknown display node {kind!r}")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfdrill.engine.model.explain import label_of
 from perfdrill.engine.model.numbers import format_quantity, quoted
 from perfdrill.engine.model.specs import Chip, Model, Sourced
 from perfdrill.engine.problems.prompts import model_view
@@ -45,13 +46,14 @@ def chip_table(chip: Chip) -> SpecTable:
     return SpecTable(chip.name, tuple(rows), note=chip.note)
 
 
+_FACT_NAMES = {"attention": "attention", "mlp": "MLP"}  # the rest read as the engine's labels
 _MODEL_FACTS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab", "attention", "mlp")
 
 
 def model_table(model: Model) -> SpecTable:
     view = model_view(model)
     facts = _MODEL_FACTS + (("experts", "experts_per_token") if model.is_moe else ())
-    rows = [SpecRow(fact, str(view[fact]), "") for fact in facts]
+    rows = [SpecRow(_FACT_NAMES.get(fact, label_of("model", fact)), str(view[fact]), "") for fact in facts]
     for fact, value in (
         ("published params", model.published_params),
         ("published active params", model.published_active_params),
