@@ -30,7 +30,8 @@ def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], A
                 if trigger not in computed(workload) or not set(info(workload, trigger).args) <= set(known):
                     return False
                 known[trigger] = lookup(trigger)
-            return all(lookup(name) is not None for name in supporting)
+            known.update((name, lookup(name)) for name in supporting)
+            return all(known[name] is not None for name in supporting)
         except PerfdrillError:
             return False
 
