@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import pytest
+import sympy
 
-from perfdrill.engine.model import evaluate, generated_display, generated_scalar, load_specs, model_inputs
+from perfdrill.engine.model import (
+    codegen,
+    evaluate,
+    generated_display,
+    generated_scalar,
+    load_specs,
+    model_inputs,
+)
 from perfdrill.engine.model.evaluation import INPUTS
 from perfdrill.engine.model.explain import derivation, label_of
 from perfdrill.engine.model.maths import Simplifier, display, text, word
@@ -98,3 +107,25 @@ def test_every_tree_computes_what_the_generated_function_computes(workload: str)
         tree = generated_display.QUANTITIES[f"{name}@{workload}"][3]
         expected = function(*(values[arg] for arg in args))
         assert math.isclose(float(evaluate_tree(tree, values)), float(expected), rel_tol=1e-12), name
+
+
+@pytest.mark.parametrize(
+    ("build", "shown"),
+    [
+        (lambda n, b: sympy.log(n, 2) * b, "b × log₂(n)"),  # a tree all-reduce: log₂ N steps
+        (lambda n, b: sympy.sqrt(n + b), "√(b + n)"),
+        (lambda n, b: b / sympy.sqrt(n), "b ÷ √n"),
+        (lambda n, b: sympy.Piecewise((n, sympy.Ne(n, b)), (b, True)), None),
+        (lambda n, b: sympy.Piecewise((n, sympy.Not(n > b)), (b, True)), None),
+    ],
+)
+def test_trees_cover_the_functions_formulas_use(build: Any, shown: str | None) -> None:
+    """Formulas may use log, √, ≠ and not: each has a tree that computes what sympy computes."""
+    n, b = sympy.Symbol("n", positive=True), sympy.Symbol("b", positive=True)
+    expr = build(n, b)
+    tree = codegen.display_tree(expr, codegen._Order())
+    for values in ({"n": 8.0, "b": 3.0}, {"n": 2.0, "b": 5.0}):
+        expected = float(expr.subs({n: values["n"], b: values["b"]}))
+        assert math.isclose(float(evaluate_tree(tree, values)), expected, rel_tol=1e-12)
+    if shown is not None:
+        assert text(display(tree, word)) == shown

@@ -22,6 +22,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula
 from perfdrill.engine.model.inefficiencies import VALUE_WORDS
+from perfdrill.engine.model.maths import FUNCTIONS
 from perfdrill.engine.model.workloads import WORKLOADS
 
 
@@ -106,6 +107,7 @@ _RELATIONS = {
     sympy.LessThan: "<=",
     sympy.StrictLessThan: "<",
     sympy.Eq: "==",
+    sympy.Ne: "!=",
 }
 
 
@@ -138,8 +140,9 @@ class _Order:
 def display_tree(expr: sympy.Basic, order: _Order) -> object:
     """`expr` as nested tuples: a name is a str, a number an int or float, and an operation
     ("+", …), ("*", …), ("^", base, exponent), ("max", …), ("min", …), ("floor", x), ("ceil", x),
-    ("pw", (value, condition), …) with conditions (">=", a, b) … ("==", a, b), ("and", …), ("or", …)
-    or True. A product's factors are in `order`; a sum's negative terms come last ("a − b")."""
+    ("sqrt", x), ("log2", x), ("log", x), ("pw", (value, condition), …) with conditions
+    (">=", a, b) … ("==", a, b), ("and", …), ("or", …), ("not", c) or True. A product's factors are
+    in `order`; a sum's negative terms come last ("a − b")."""
     if isinstance(expr, sympy.Symbol):
         return expr.name
     if isinstance(expr, sympy.Integer):
@@ -157,7 +160,12 @@ def display_tree(expr: sympy.Basic, order: _Order) -> object:
         return ("+", *(display_tree(term, order) for term in terms))
     if isinstance(expr, sympy.Mul):
         factors: list[object] = []
-        for arg in expr.args:
+        args = list(expr.args)
+        logs = [arg for arg in args if isinstance(arg, sympy.log)]
+        if logs and 1 / sympy.log(2) in args:  # log(x, 2), which sympy keeps as log(x)/log(2)
+            args = [arg for arg in args if arg not in (logs[0], 1 / sympy.log(2))]
+            factors.append(("log2", display_tree(logs[0].args[0], order)))
+        for arg in args:
             if isinstance(arg, sympy.Rational) and not isinstance(arg, sympy.Integer):
                 factors += [int(arg.p)] if arg.p != 1 else []
                 factors.append(("^", int(arg.q), -1))
@@ -165,11 +173,16 @@ def display_tree(expr: sympy.Basic, order: _Order) -> object:
                 factors.append(display_tree(arg, order))
         return ("*", *sorted(factors, key=order.key))
     if isinstance(expr, sympy.Pow):
+        if abs(expr.exp) == sympy.Rational(1, 2):  # √x, and 1/√x
+            root = ("sqrt", display_tree(expr.base, order))
+            return root if expr.exp > 0 else ("^", root, -1)
         return ("^", display_tree(expr.base, order), display_tree(expr.exp, order))
     if isinstance(expr, sympy.Piecewise):
         return ("pw", *((display_tree(v, order), display_tree(c, order)) for v, c in expr.args))
-    if expr is sympy.true:
-        return True
+    if expr is sympy.true or expr is sympy.false:
+        return expr is sympy.true
+    if isinstance(expr, sympy.Not):
+        return ("not", display_tree(expr.args[0], order))
     if isinstance(expr, sympy.And | sympy.Or):
         return ("and" if isinstance(expr, sympy.And) else "or", *(display_tree(a, order) for a in expr.args))
     if type(expr) in _RELATIONS:
@@ -177,6 +190,8 @@ def display_tree(expr: sympy.Basic, order: _Order) -> object:
     functions = {sympy.Max: "max", sympy.Min: "min", sympy.floor: "floor", sympy.ceiling: "ceil"}
     if type(expr) in functions:
         return (functions[type(expr)], *(display_tree(a, order) for a in expr.args))
+    if isinstance(expr, sympy.Function) and type(expr).__name__.lower() in FUNCTIONS:  # log, exp
+        return (type(expr).__name__.lower(), *(display_tree(a, order) for a in expr.args))
     raise TypeError(f"no display form for {type(expr).__name__} in {expr}")
 
 

@@ -20,7 +20,7 @@ from perfdrill.engine.model.numbers import MINUS, NBSP, format_quantity
 Tree = Any  # str | int | float | bool | tuple
 Node = dict[str, Any]
 
-_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
+_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!=", "!=": "=="}
 _SHOWN = {">=": "≥", ">": ">", "<=": "≤", "<": "<", "==": "=", "!=": "≠"}
 _TESTS: dict[str, Callable[[float, float], bool]] = {
     ">=": lambda a, b: a >= b,
@@ -28,6 +28,15 @@ _TESTS: dict[str, Callable[[float, float], bool]] = {
     "<=": lambda a, b: a <= b,
     "<": lambda a, b: a < b,
     "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+}
+# The functions a tree may call besides max, min, floor and ceil (codegen writes only these).
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "log2": math.log2,
+    "exp": math.exp,
+    "abs": abs,
 }
 
 
@@ -56,6 +65,8 @@ def evaluate(tree: Tree, values: Mapping[str, Any]) -> Any:
         "ceil": math.ceil,
         "and": lambda *c: all(c),
         "or": lambda *c: any(c),
+        "not": lambda c: not c,
+        **FUNCTIONS,
     }
     return functions[head](*parts)
 
@@ -143,6 +154,9 @@ class Simplifier:
         if condition is True:
             return
         head, *args = condition
+        if head == "not":
+            self._explain(args[0], holds=not holds)
+            return
         if head in ("and", "or"):
             decisive = [c for c in args if bool(evaluate(c, self.values)) == holds]
             conjunction = head == "and"
@@ -276,9 +290,9 @@ def display(tree: Tree, leaf: Callable[[str], Node]) -> Node:
         if _is_number(args[1]) and args[1] < 0:
             return {"k": "frac", "n": quantity("1"), "d": _power_node(base, -args[1], leaf)}
         return _power_node(base, args[1], leaf)
-    if head in ("floor", "ceil"):
+    if head in ("floor", "ceil", "sqrt"):
         return {"k": head, "c": display(args[0], leaf)}
-    return {"k": "fn", "t": head, "c": [display(arg, leaf) for arg in args]}
+    return {"k": "fn", "t": "log₂" if head == "log2" else head, "c": [display(arg, leaf) for arg in args]}
 
 
 def _power_node(base: Node, exponent: Tree, leaf: Callable[[str], Node]) -> Node:
@@ -364,6 +378,9 @@ def text(node: Node) -> str:
     if kind in ("floor", "ceil"):
         left, right = ("⌊", "⌋") if kind == "floor" else ("⌈", "⌉")
         return f"{left}{text(node['c'])}{right}"
+    if kind == "sqrt":
+        inner = node["c"]
+        return f"√({text(inner)})" if inner["k"] in ("row", "frac") else f"√{text(inner)}"
     if kind == "fn":
         return f"{node['t']}({', '.join(text(arg) for arg in node['c'])})"
     raise ValueError(f"unknown display node {kind!r}")

@@ -49,6 +49,8 @@ def _mathml(node: Node) -> str:
     if kind in ("floor", "ceil"):
         left, right = ("⌊", "⌋") if kind == "floor" else ("⌈", "⌉")
         return f"<mrow>{_BRACKET.format(left)}{_mathml(node['c'])}{_BRACKET.format(right)}</mrow>"
+    if kind == "sqrt":
+        return f"<msqrt>{_mathml(node['c'])}</msqrt>"
     if kind == "fn":
         args = "<mo>,</mo>".join(_mathml(arg) for arg in node["c"])
         return f"<mrow><mi>{escape(node['t'])}</mi>{_BRACKET.format('(')}{args}{_BRACKET.format(')')}</mrow>"
