@@ -111,3 +111,13 @@ def test_a_step_that_answers_a_part_ends_in_the_keys_answer() -> None:
                 part = problem.parts[ord(letters[0]) - ord("a")]
                 if part.kind == "numeric":
                     assert item.result == part.shown_answer, (problem.id, problem.seed, item.line())
+
+
+def test_a_large_what_if_ratio_is_written_by_the_formatter() -> None:
+    """A what-if can scale an input thousands of times (batch 1 to 4,678): the ratio is a figure too."""
+    from perfdrill.engine.problems.explanation import _moved, _ratio_words
+
+    problem = PROBLEMS[0]
+    step = Step("flops", "FLOPs", None, None, "254\u00a0TFLOP", 4678.0)
+    assert _ratio_words(4678.0) == ("up", 4678)
+    assert _moved(problem.template, problem.variant, step, 1.0) == "FLOPs grows 4,678× to 254\u00a0TFLOP"

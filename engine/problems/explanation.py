@@ -270,7 +270,7 @@ def _changes(
         elif ratio == ("down", 2):
             said.append(f"half the {label}{value}")
         elif ratio is not None and ratio[0] == "up":
-            said.append(f"{ratio[1]} times the {label}{value}")
+            said.append(f"{format_quantity(ratio[1], '1')} times the {label}{value}")
         elif brief:
             said.append(f"{label} {shown}")
         else:
@@ -299,7 +299,7 @@ def _moved(template: Template, variant: Variant, step: Step, old: float) -> str:
         return f"{step.label} halves to {step.result}"
     if ratio is not None:
         verb = "grows" if ratio[0] == "up" else "falls"
-        return f"{step.label} {verb} {ratio[1]}× to {step.result}"
+        return f"{step.label} {verb} {format_quantity(ratio[1], '1')}× to {step.result}"
     verb = "rises" if step.value > old else "falls"
     return f"{step.label} {verb} from {shown_old} to {step.result}"
 
