@@ -40,8 +40,10 @@ def test_preview_shows_answers_and_mistake_values(tmp_path: Path, run_cli) -> No
     folder = write_template(tmp_path, "matmul/h100-4096", MATMUL, "Multiply on **H100**.\n")
     code, out, err = run_cli("preview", str(folder))
     assert code == 0, err
-    # 2·4096³ = 137.4 GFLOP; forgetting the 2 gives 68.72 GFLOP; 138.97 µs at 989 TFLOP/s.
-    assert "137.4 GFLOP" in out and "68.72 GFLOP" in out and "139 us" in out
+    # 2·4096³ = 137.4 GFLOP; forgetting the 2 gives 68.72 GFLOP; 138.97 µs at 989 TFLOP/s. Answers
+    # show three figures, as the explanation does, and µs never as "us".
+    out = out.replace("\u00a0", " ")
+    assert "137 GFLOP" in out and "68.7 GFLOP" in out and "139 µs" in out and "139 us" not in out
     assert "Missing the 2 in FLOPs" in out and "explanation" in out
 
 

@@ -256,10 +256,10 @@ def test_no_cuda_code_on_a_tpu(template_id: str) -> None:
 
 _GRAMMAR = [
     (re.compile(r"\ban \*{0,2}Google"), "an Google"),
-    (re.compile(r"\b1 (sequences|requests|tokens)\b"), "1 plural"),
+    (re.compile(r"\b1\s(sequences|requests|tokens)\b"), "1 plural"),
     (re.compile(r"\bA (fp8|fp16|fp32|int8|int4)\b"), "A fp8"),
     (re.compile(r"\d\.0 FLOPs?\b"), "14.0 FLOPs"),
-    (re.compile(r"\d{1,3}(,\d{3}){3,}(?! (bytes|FLOP|params|tokens))"), "a raw count with no unit"),
+    (re.compile(r"\d{1,3}(,\d{3}){3,}(?!\s(bytes|FLOP|params|tokens))"), "a raw count with no unit"),
 ]
 
 
@@ -272,8 +272,8 @@ def test_prompts_read_well(template_id: str) -> None:
 
 def test_attainable_prints_units() -> None:
     for problem in _problems("roofline/attainable", range(10)):
-        assert re.search(r"performs \*\*[\d.]+ [kMGTPE]?FLOP\*\*", problem.prompt)
-        assert re.search(r"moves \*\*[\d.]+ [kMGT]?B\*\*", problem.prompt)
+        assert re.search(r"performs \*\*[\d.]+\s[kMGTPE]?FLOP\*\*", problem.prompt)
+        assert re.search(r"moves \*\*[\d.]+\s[kMGT]?B\*\*", problem.prompt)
 
 
 _GIVEN = re.compile(r"given\.([a-z_]+)")
@@ -312,7 +312,7 @@ def _count(text: str) -> float:
 
 def test_weight_only_decode_seed_377507_answers_from_the_shown_70_6b() -> None:
     problem = generate(BANK.get("quantization/weight-only-decode"), 377507, SPECS)
-    assert "70.6B params" in problem.prompt
+    assert "70.6B\u00a0params" in problem.prompt
     assert problem.part("weights").value == pytest.approx(70.6)  # fp8: 1 byte × 70.6B
 
 
@@ -320,7 +320,7 @@ def test_dp_gradient_sync_answers_from_the_shown_parameter_count() -> None:
     template = BANK.get("parallelism/dp-gradient-sync")
     for seed in range(60):
         problem = generate(template, seed, SPECS)
-        shown = re.search(r"\(([\d.]+)([MB]) params\)", problem.prompt)
+        shown = re.search(r"\(([\d.]+)([MB])\sparams\)", problem.prompt)
         assert shown is not None
         params = float(shown.group(1)) * (1e9 if shown.group(2) == "B" else 1e6)
         grad = 4 if "**fp32**" in problem.prompt else 2

@@ -20,6 +20,14 @@ def test_generated_module_is_current(vector: bool) -> None:
     )
 
 
+def test_generated_display_module_is_current() -> None:
+    """The formula trees explanations show are written from today's formulas too."""
+    written = (GENERATED / codegen.DISPLAY).read_text(encoding="utf-8")
+    assert written == codegen.generate_display_source(), (
+        "stale: run `python -m perfdrill.engine.model.codegen` and commit the result"
+    )
+
+
 def test_generation_does_not_depend_on_hash_seed() -> None:
     """Interpreters with different string hashing write the same text, so the check is stable."""
     code = (

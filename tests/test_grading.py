@@ -238,7 +238,7 @@ def test_the_largest_batch_that_fits_is_graded_exactly(counts: Problem) -> None:
     assert grade_part(part, "7,930").status == "correct"
     too_many = grade_part(part, "7931")
     assert too_many.status == "incorrect"
-    assert too_many.feedback.startswith("Batch 7,931 needs 80.01 GB but 80 GB is available.")
+    assert too_many.feedback.startswith("Batch 7,931 needs 80.01\u00a0GB but 80\u00a0GB is available.")
     too_few = grade_part(part, "7900")  # within 5%, and wrong
     assert too_few.status == "incorrect" and "so a larger batch fits too" in too_few.feedback
     assert "7,930" not in too_many.feedback + too_few.feedback  # never the answer itself
@@ -250,7 +250,9 @@ def test_the_smallest_compute_bound_batch_is_graded_exactly(counts: Problem) -> 
     assert part.value == 362
     assert grade_part(part, "362").status == "correct"
     below = grade_part(part, "361").feedback
-    assert below.startswith("At batch 361 the memory time 4.93 ms still exceeds the compute time 4.92 ms.")
+    assert below.startswith(
+        "At batch 361 the memory time 4.93\u00a0ms still exceeds the compute time 4.92\u00a0ms."
+    )
     above = grade_part(part, "363").feedback
     assert "so a smaller batch is compute-bound too" in above
     assert "not a whole number: round up" in grade_part(part, "361.7").feedback
@@ -287,7 +289,7 @@ def test_the_fewest_chips_is_graded_exactly(tmp_path: Path) -> None:
     assert grade_part(part, "2").status == "correct"
     one = grade_part(part, "1")
     assert one.feedback.startswith(
-        "With chips = 1 there is 80 GB of memory but the training state needs 108 GB."
+        "With chips = 1 there is 80\u00a0GB of memory but the training state needs 108\u00a0GB."
     )
     assert "so fewer chips suffice" in grade_part(part, "3").feedback
 

@@ -94,7 +94,7 @@ def test_moodle_questions_carry_the_engines_answers(tmp_path: Path, run_cli) -> 
         counts[category] = counts.get(category, 0) + 1
         assert question.find("questiontext").get("format") == "html"  # type: ignore[union-attr]
         feedback = question.findtext("generalfeedback/text") or ""
-        assert problem.parts[0].shown_answer in feedback and "<code>" in feedback  # the worked answer
+        assert problem.parts[0].shown_answer in feedback and "<li>" in feedback  # the worked answer
         if kind == "multianswer":
             tokens = CLOZE.findall(question.findtext("questiontext/text") or "")
             assert len(tokens) == len(problem.parts)

@@ -3,7 +3,7 @@ import re
 import pytest
 
 from perfdrill.engine.errors import UnitError
-from perfdrill.engine.model.units import format_quantity, parse_quantity, parse_unit, registry
+from perfdrill.engine.model.units import parse_quantity, parse_unit, registry
 
 
 @pytest.mark.parametrize(
@@ -60,21 +60,6 @@ def test_bytes_are_not_dimensionless() -> None:
 def test_wrong_dimension_or_garbage_is_a_unit_error(text: str, unit: str, message: str) -> None:
     with pytest.raises(UnitError, match=message):
         parse_quantity(text, unit)
-
-
-@pytest.mark.parametrize(
-    ("value", "unit", "shown"),
-    [
-        (3.35e12, "byte/s", "3.35 TB/s"),
-        (0.0162, "s", "16.2 ms"),
-        (16.2e-6, "s", "16.2 µs"),
-        (8.03e9, "parameter", "8.03B params"),
-        (4096, "token", "4,096 tokens"),
-        (403.333, "FLOP/byte", "403 FLOP/B"),
-    ],
-)
-def test_format_uses_human_prefixes(value: float, unit: str, shown: str) -> None:
-    assert format_quantity(value, unit) == shown
 
 
 # Issue 15: spellings a person uses. A Julian year is 365.25 days, so 1.7 years is 620.925 days.

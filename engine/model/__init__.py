@@ -15,7 +15,7 @@ from perfdrill.engine.model.evaluation import (
     info,
     workload_names,
 )
-from perfdrill.engine.model.explain import Step, derivation, display, label
+from perfdrill.engine.model.explain import Derivation, Step, derivation, display, label, label_of
 from perfdrill.engine.model.formula_inputs import (
     TRAINING_CONVENTIONS,
     Hardware,
@@ -42,6 +42,7 @@ __all__ = [
     "TRAINING_CONVENTIONS",
     "Available",
     "Chip",
+    "Derivation",
     "Hardware",
     "Model",
     "QuantityInfo",
@@ -59,6 +60,7 @@ __all__ = [
     "hardware",
     "info",
     "label",
+    "label_of",
     "load_specs",
     "model_inputs",
     "parse_quantity",

@@ -1,22 +1,57 @@
-"""Worked explanations generated from the compiled formulas: formula, substitution, result."""
+"""Worked steps: the shortest path from the givens to the asked quantities, as a person writes it.
+
+Each quantity's formula tree (generated_display.py) is simplified for the variant: factors of 1 and
+terms that are 0 vanish (a dense model has no MoE term, an untied model no tie term), a piecewise
+formula keeps the case it takes and says why, and a quantity that becomes another one's alias
+(system FLOP/s of one chip at full MFU is its peak) is not a step at all. What is left is visited
+dependencies first, in the order the formulas read them. Labels stand for the quantities, so no
+identifier ever reaches a reader.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from perfdrill.engine.model.evaluation import info
-from perfdrill.engine.model.units import format_quantity
+from perfdrill.engine.model import generated_display
+from perfdrill.engine.model.evaluation import INPUTS, computed, info
+from perfdrill.engine.model.maths import (
+    Node,
+    Reason,
+    Simplifier,
+    Tree,
+    evaluate,
+    names_in,
+    op,
+    quantity,
+    relation,
+    row,
+    text,
+    word,
+)
+from perfdrill.engine.model.maths import (
+    display as display_node,
+)
+from perfdrill.engine.model.numbers import format_quantity
+
+# Counts whose factor of 1 still teaches something (MQA's one KV head, one input and one output).
+_COUNTED_EVEN_AT_ONE = frozenset({"heads", "kv_heads", "inputs", "outputs"})
 
 
-@dataclass(frozen=True)
-class Step:
-    name: str
-    formula: str  # "compute_time = flops/system_flops"
-    substituted: str  # "(1.6 TFLOP)/(989 TFLOP/s)"
-    result: str  # "1.62 ms"
-    doc: str
+def label_of(workload: str, name: str) -> str:
+    """What a person calls a quantity ("KV cache per token"); any other name reads with spaces."""
+    entry = generated_display.QUANTITIES.get(f"{name}@{workload}")
+    if entry is not None:
+        return str(entry[0])
+    return str(generated_display.INPUT_LABELS.get(name, name.replace("_", " ")))
+
+
+def is_whole(workload: str, name: str) -> bool:
+    """True for a count (batch, chips, the largest batch): never shown with a fraction."""
+    entry = generated_display.QUANTITIES.get(f"{name}@{workload}")
+    return bool(entry[2]) if entry is not None else name in generated_display.WHOLE_INPUTS
 
 
 def label(workload: str, name: str, value: Any) -> str | None:
@@ -25,49 +60,251 @@ def label(workload: str, name: str, value: Any) -> str | None:
     return None if labels is None else labels[round(float(value))]
 
 
-def display(workload: str, name: str, value: Any) -> str:
-    """A value as a person reads it: units with prefixes, or the label of a yes/no quantity."""
-    word = label(workload, name, value)
-    return word if word is not None else format_quantity(float(value), info(workload, name).unit)
+def phrase(workload: str, name: str, value: Any) -> str | None:
+    """A categorical value in a sentence ("memory-bound", "it fits"), or None for a number."""
+    word_ = label(workload, name, value)
+    entry = generated_display.QUANTITIES.get(f"{name}@{workload}")
+    phrases = entry[1] if entry is not None else None
+    return phrases[round(float(value))] if phrases else word_
 
 
-def _operand(workload: str, name: str, value: Any) -> str:
-    text = display(workload, name, value)
-    return f"({text})" if " " in text else text
+def display(
+    workload: str, name: str, value: Any, *, binary: bool = False, unit: str | None = None, digits: int = 3
+) -> str:
+    """A value as a person reads it: units with prefixes, or the label of a yes/no quantity.
+
+    `unit` serves names the engine does not know (a template's own derived value).
+    """
+    if unit is None:
+        word_ = label(workload, name, value)
+        if word_ is not None:
+            return word_
+        unit = info(workload, name).unit
+    whole = is_whole(workload, name)
+    return format_quantity(float(value), unit, digits=digits, binary=binary, whole_number=whole)
 
 
-def step(workload: str, name: str, values: Mapping[str, Any]) -> Step:
-    meta = info(workload, name)
-    if meta.labels is not None:  # a piecewise rule reads better with the compared values shown
-        substituted = ", ".join(f"{arg} = {display(workload, arg, values[arg])}" for arg in meta.args)
-    else:
-        substituted = meta.template
-        for arg in meta.args:
-            substituted = substituted.replace("{" + arg + "}", _operand(workload, arg, values[arg]))
-    return Step(
-        name, f"{name} = {meta.formula}", substituted, display(workload, name, values[name]), meta.doc
-    )
+# Givens are shown with a figure more than results: a spec's 1.555 TB/s is not rounded to 1.56.
+GIVEN_DIGITS = 4
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of working: `label = formula = substituted = result`, or for a case decided by a
+    comparison, `label: reasons, so phrase`."""
+
+    name: str
+    label: str
+    formula: Node | None  # in labels; None where comparisons decide a categorical value
+    substituted: Node | None  # with values; None where it would only repeat the result
+    result: str
+    value: float
+    reasons: tuple[Node, ...] = ()
+    phrase: str | None = None  # a categorical result in a sentence
+    doc: str = ""
+
+    def line(self) -> str:
+        """The step as one line of Unicode text."""
+        why = ", ".join(text(reason) for reason in self.reasons)
+        if self.formula is None:
+            said = f"{self.label[0].upper()}{self.label[1:]}: "
+            return said + (f"{why}, so {self.phrase}" if why else f"{self.phrase}")
+        pieces = [self.label, text(self.formula)] if self.label else [text(self.formula)]
+        if self.substituted is not None:
+            pieces.append(text(self.substituted))
+        pieces.append(self.result)
+        return " = ".join(pieces) + (f", since {why}" if why else "")
+
+
+@dataclass(frozen=True)
+class Derivation:
+    steps: tuple[Step, ...]
+    givens: tuple[str, ...]  # the given names the steps read, in the order they are first read
+
+
+@dataclass
+class _Context:
+    workload: str
+    values: Mapping[str, Any]
+    given: Collection[str]
+    binary: Collection[str]
+    units: Mapping[str, str]
+    table: frozenset[str] = field(default_factory=frozenset)
+    shown: dict[str, str] = field(default_factory=dict)  # each value is formatted once
+
+    def value_text(self, name: str) -> str:
+        if name not in self.shown:
+            given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
+            self.shown[name] = display(
+                self.workload,
+                name,
+                self.values[name],
+                binary=name in self.binary,
+                unit=self.units.get(name),
+                digits=GIVEN_DIGITS if given else 3,
+            )
+        return self.shown[name]
+
+    def categorical(self, name: str) -> bool:
+        return name in self.table and info(self.workload, name).labels is not None
 
 
 def derivation(
-    workload: str, names: list[str], values: Mapping[str, Any], given: Collection[str] = ()
-) -> list[Step]:
+    workload: str,
+    names: list[str],
+    values: Mapping[str, Any],
+    given: Collection[str] = (),
+    *,
+    binary: Collection[str] = (),
+    units: Mapping[str, str] | None = None,
+    asked: Collection[str] | None = None,
+) -> Derivation:
     """Steps for `names` and every computed quantity they rest on, dependencies first.
 
-    Names in `given` were supplied directly (inputs or overrides) and are not derived.
+    Names in `given` were supplied directly (inputs or overrides) and are not derived; `binary`
+    names are shown in GiB (their source is); `units` gives the unit of names the engine lacks.
+    A name in `asked` (all of `names` unless given) is always a step, even where it only renames
+    another quantity; any other such name is read as the quantity it renames.
     """
-    ordered: list[str] = []
+    context = _Context(workload, values, given, binary, units or {}, frozenset(computed(workload)))
+    asked = names if asked is None else asked
+    fixed = _vanishing(context, asked)
+    words = generated_display.VALUE_WORDS
+    aliases: dict[str, Tree] = {}
+    steps: list[Step] = []
+    givens: list[str] = []
+    visited: set[str] = set()
 
     def visit(name: str) -> None:
-        if name in ordered or name not in values or name in given:
+        if name in visited or name in fixed:
             return
-        meta = info(workload, name)
-        if not meta.args:  # an input, or an override given directly
+        visited.add(name)
+        if name not in context.table or name in given:
+            if name in values:
+                givens.append(name)
             return
-        for arg in meta.args:
-            visit(arg)
-        ordered.append(name)
+        tree = generated_display.QUANTITIES[f"{name}@{workload}"][3]
+        order = generated_display.FACTOR_ORDER
+        simplifier = Simplifier(values, fixed, {}, words, order)
+        simplified = simplifier.run(tree)
+        needs = names_in(simplified) + _reason_names(simplifier.reasons)
+        for needed in needs:
+            visit(needed)
+        if any(needed in aliases for needed in needs):  # again, reading each alias as what it renames
+            simplifier = Simplifier(values, fixed, aliases, words, order)
+            simplified = simplifier.run(tree)
+        if isinstance(simplified, str) and name not in asked and not context.categorical(name):
+            aliases[name] = simplified  # one chip at full MFU: system FLOP/s is the peak itself
+            return
+        steps.append(_step(context, name, simplified, simplifier.reasons))
 
     for name in names:
         visit(name)
-    return [step(workload, name, values) for name in ordered]
+    return Derivation(tuple(steps), tuple(givens))
+
+
+def renamed(workload: str, name: str, values: Mapping[str, Any]) -> str:
+    """The quantity `name` only renames here (one chip at full MFU: system FLOP/s is peak FLOP/s),
+    followed to the end; `name` itself where it is worked out from more than one thing."""
+    context = _Context(workload, values, (), (), {}, frozenset(computed(workload)))
+    fixed = _vanishing(context, ())
+    seen = {name}
+    while name in context.table and not context.categorical(name):
+        tree = Simplifier(values, fixed, {}, generated_display.VALUE_WORDS).run(
+            generated_display.QUANTITIES[f"{name}@{workload}"][3]
+        )
+        if not isinstance(tree, str) or tree in seen:
+            break
+        name = tree
+        seen.add(name)
+    return name
+
+
+def _vanishing(context: _Context, names: Collection[str]) -> dict[str, float]:
+    """Names whose value makes a term vanish here: zeros, and dimensionless inputs equal to one."""
+    fixed: dict[str, float] = {}
+    for name, value in context.values.items():
+        if name in names or not isinstance(value, int | float) or context.categorical(name):
+            continue
+        one = value == 1 and name not in context.table and name not in _COUNTED_EVEN_AT_ONE
+        if value == 0 or (one and name in generated_display.INPUT_LABELS and _unitless(name)):
+            fixed[name] = float(value)
+    return fixed
+
+
+def _unitless(name: str) -> bool:
+    return name in INPUTS and INPUTS[name][0] == "1"
+
+
+def _reason_names(reasons: list[Reason]) -> list[str]:
+    return [
+        n for reason in reasons if not reason.words for n in names_in((reason.op, reason.left, reason.right))
+    ]
+
+
+def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> Step:
+    workload, value = context.workload, context.values[name]
+    title = label_of(workload, name)
+    shown_reasons = tuple(_reason(context, reason) for reason in reasons)
+    meta = info(workload, name)
+    if context.categorical(name):
+        return Step(
+            name,
+            title,
+            None,
+            None,
+            context.value_text(name),
+            float(value),
+            shown_reasons,
+            phrase(workload, name, value),
+            meta.doc,
+        )
+    formula = _formula(workload, tree)
+    substituted = None
+    if names_in(tree) and not isinstance(tree, str):
+        substituted = display_node(tree, lambda n: quantity(context.value_text(n)))
+    return Step(
+        name,
+        title,
+        formula,
+        substituted,
+        context.value_text(name),
+        float(value),
+        shown_reasons,
+        None,
+        meta.doc,
+    )
+
+
+@lru_cache(maxsize=4096)  # the same simplified formula recurs across variants: draw it once
+def _formula(workload: str, tree: Tree) -> Node:
+    """A formula in labels. Shared between steps, so never modified."""
+    return display_node(tree, lambda name: word(label_of(workload, name)))
+
+
+def _reason(context: _Context, reason: Reason) -> Node:
+    if reason.words:
+        return word(reason.words)
+    left = reason.left
+    if reason.op in ("==", "!=") and isinstance(left, str) and context.categorical(left):
+        return word(phrase(context.workload, left, context.values[left]) or "")  # "memory-bound"
+    unit = _unit_of(context, (reason.op, reason.left, reason.right))
+    return row(_side(context, left, unit), relation(reason.op), _side(context, reason.right, unit))
+
+
+def _side(context: _Context, tree: Tree, unit: str) -> Node:
+    """One side of a comparison: "compute time 373 ns", "max(launch time, …) = 500 µs", or "0"."""
+    if isinstance(tree, str):
+        return row(word(label_of(context.workload, tree)), quantity(context.value_text(tree)))
+    if not names_in(tree):
+        return display_node(tree, word)
+    shown = display_node(tree, lambda n: word(label_of(context.workload, n)))
+    value = format_quantity(float(evaluate(tree, context.values)), unit)
+    return row(shown, op("="), quantity(value))
+
+
+def _unit_of(context: _Context, comparison: Tree) -> str:
+    """The unit both sides of a comparison are in: that of the first name in it with a unit
+    (chips per node × memory per chip is memory, like the memory it is compared with)."""
+    units = [info(context.workload, name).unit for name in names_in(comparison)]
+    return next((unit for unit in units if unit != "1"), "1")

@@ -119,6 +119,67 @@ INPUTS: dict[str, tuple[str, str]] = {
 }
 SYM = {name: _s(name) for name in INPUTS}
 
+# What a person calls each input in a worked explanation; an input missing here reads as its name
+# with spaces. Whole inputs are counts, never shown with a fraction.
+INPUT_LABELS: dict[str, str] = {
+    "peak_flops": "peak FLOP/s",
+    "memory_bandwidth": "memory bandwidth",
+    "memory_capacity": "memory per chip",
+    "chips": "chips",
+    "mfu": "MFU",
+    "mbu": "MBU",
+    "link_bandwidth": "link bandwidth",
+    "layers": "layers",
+    "dense_layers": "dense layers",
+    "d_model": "model width",
+    "heads": "heads",
+    "kv_heads": "KV heads",
+    "head_dim": "head dim",
+    "ffn": "MLP width",
+    "dense_ffn": "dense MLP width",
+    "vocab": "vocabulary",
+    "mlp_matrices": "MLP matrices",
+    "tied_embeddings": "tied embeddings",
+    "experts": "experts",
+    "experts_per_token": "experts per token",
+    "shared_experts": "shared experts",
+    "position_embeddings": "learned positions",
+    "weight_bytes_per_param": "bytes per weight",
+    "kv_bytes_per_element": "bytes per KV element",
+    "activation_bytes": "bytes per activation",
+    "batch": "batch",
+    "context": "context",
+    "prompt": "prompt",
+    "tokens": "training tokens",
+    "elements": "elements",
+    "ops_per_element": "FLOPs per element",
+    "inputs": "inputs",
+    "outputs": "outputs",
+    "kernels": "kernels",
+    "participants": "GPUs in the ring",
+    "collective_bytes": "all-reduce buffer",
+    "training_bytes_per_param": "training bytes per parameter",
+    "host_link_bandwidth": "host link bandwidth",
+    "launch_overhead": "launch overhead",
+    "loop_iterations": "loop iterations",
+    "measured_runtime": "measured time",
+    "fp32_peak_flops": "fp32 peak FLOP/s",
+    "sequence": "sequence length",
+    "node_chips": "chips per node",
+    "link_peer_bandwidth": "link bandwidth per peer",
+    "context_window": "context window",
+    "kernel_floor": "kernel floor",
+    "flaw": "flaw",
+}
+# fmt: off
+WHOLE_INPUTS = frozenset({
+    "chips", "layers", "dense_layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "dense_ffn",
+    "vocab", "mlp_matrices", "experts", "experts_per_token", "shared_experts", "position_embeddings",
+    "batch", "context", "prompt", "tokens", "m", "k", "n", "elements", "inputs", "outputs", "kernels",
+    "participants", "loop_iterations", "sequence", "node_chips", "context_window",
+})
+# fmt: on
+
 
 @dataclass(frozen=True)
 class Formula:
@@ -129,9 +190,22 @@ class Formula:
     labels: tuple[str, ...] | None = None  # label of value 0, 1, ... of a categorical formula
     shown: str | None = None  # how a piecewise formula reads, since sympy's printing of one is noise
     exact: bool | CountRule = False  # a whole count (floor/ceiling of one): graded exactly, never ±5%
+    label: str = ""  # what a person calls it ("KV cache per token"); unset, the name with spaces
+    phrases: tuple[str, ...] | None = None  # a categorical value in a sentence ("memory-bound")
+    whole: bool = False  # a count shown without a fraction (a batch); `exact` counts are whole too
+
+    @property
+    def title(self) -> str:
+        """The label, or the name with spaces where a definition declares none."""
+        return self.label or self.name.replace("_", " ")
 
 
 def define(name: str, expr: sympy.Expr, unit: str, doc: str, **extra: object) -> Formula:
+    """One quantity: its name, sympy expression, unit (a key of units.BASE_UNITS) and meaning.
+
+    Optional keywords: `label` (what a worked explanation calls it), `labels` and `phrases` (the
+    words for a categorical value, alone and in a sentence), `shown`, `exact`, `whole`.
+    """
     return Formula(name, expr, unit, doc, **extra)  # type: ignore[arg-type]
 
 
@@ -149,24 +223,44 @@ MODEL = [
         "attention_params_per_layer",
         2 * SYM["d_model"] * SYM["head_dim"] * (SYM["heads"] + SYM["kv_heads"]),
         "parameter",
-        "Q and O are d_model x heads·head_dim; K and V are d_model x kv_heads·head_dim",
+        "Q and O are model width × heads × head dim; K and V are model width × KV heads × head dim",
+        label="attention params per layer",
     ),
     define(
         "mlp_params_per_expert",
         SYM["mlp_matrices"] * SYM["d_model"] * SYM["ffn"],
         "parameter",
-        "one MLP (one expert): mlp_matrices matrices of d_model x ffn",
+        "one MLP (one expert): its 2 or 3 matrices of model width × MLP width",
+        label="MLP params per expert",
     ),
     define(
         "dense_mlp_params",
         SYM["mlp_matrices"] * SYM["d_model"] * SYM["dense_ffn"],
         "parameter",
         "the MLP of a dense layer",
+        label="dense MLP params",
     ),
-    define("norm_params_per_layer", 2 * SYM["d_model"], "parameter", "two norms per layer"),
-    define("router_params", SYM["d_model"] * SYM["experts"], "parameter", "the MoE router of one layer"),
     define(
-        "moe_layers", SYM["layers"] - SYM["dense_layers"], "1", "layers whose MLP is a mixture of experts"
+        "norm_params_per_layer",
+        2 * SYM["d_model"],
+        "parameter",
+        "two norms per layer",
+        label="norm params per layer",
+    ),
+    define(
+        "router_params",
+        SYM["d_model"] * SYM["experts"],
+        "parameter",
+        "the MoE router of one layer",
+        label="router params",
+    ),
+    define(
+        "moe_layers",
+        SYM["layers"] - SYM["dense_layers"],
+        "1",
+        "layers whose MLP is a mixture of experts",
+        label="MoE layers",
+        whole=True,
     ),
     define(
         "embedding_params",
@@ -175,6 +269,7 @@ MODEL = [
         + SYM["d_model"],
         "parameter",
         "token embedding, LM head unless tied, learned positions and the final norm",
+        label="embedding params",
     ),
     define(
         "params",
@@ -190,6 +285,7 @@ MODEL = [
         ),
         "parameter",
         "every weight of the model",
+        label="params",
     ),
     define(
         "active_params",
@@ -204,25 +300,29 @@ MODEL = [
             + q("norm_params_per_layer")
         ),
         "parameter",
-        "the weights one token actually uses (routed experts_per_token of the experts)",
+        "the weights one token actually uses: only its routed experts of each MoE layer",
+        label="active params",
     ),
     define(
         "weight_bytes",
         q("params") * SYM["weight_bytes_per_param"],
         "byte",
         "all weights in their storage dtype",
+        label="weight bytes",
     ),
     define(
         "kv_elements_per_token_per_layer",
         2 * SYM["kv_heads"] * SYM["head_dim"],
         "1",
         "K and V, one vector per KV head",
+        label="KV elements per token per layer",
     ),
     define(
         "kv_bytes_per_token",
         SYM["layers"] * q("kv_elements_per_token_per_layer") * SYM["kv_bytes_per_element"],
         "byte/token",
         "KV cache one token adds across all layers",
+        label="KV cache per token",
     ),
 ]
 
@@ -232,19 +332,28 @@ SYSTEM = [
         SYM["chips"] * SYM["peak_flops"] * SYM["mfu"],
         "FLOP/s",
         "FLOP/s of all chips at the achieved fraction of peak",
+        label="system FLOP/s",
     ),
     define(
         "system_bandwidth",
         SYM["chips"] * SYM["memory_bandwidth"] * SYM["mbu"],
         "byte/s",
         "memory bandwidth of all chips at the achieved fraction of peak",
+        label="system bandwidth",
     ),
-    define("system_memory", SYM["chips"] * SYM["memory_capacity"], "byte", "memory of all chips"),
+    define(
+        "system_memory",
+        SYM["chips"] * SYM["memory_capacity"],
+        "byte",
+        "memory of all chips",
+        label="system memory",
+    ),
     define(
         "ridge_point",
         q("system_flops") / q("system_bandwidth"),
         "FLOP/byte",
         "the intensity where compute time equals memory time",
+        label="ridge point",
     ),
 ]
 
@@ -257,28 +366,42 @@ def roofline(prefix: str = "") -> list[Formula]:
     def p(name: str) -> sympy.Symbol:
         return q(prefix + name)
 
+    of = prefix.replace("_", " ")  # "prefill compute time"
     return [
-        define(prefix + "arithmetic_intensity", p("flops") / p("bytes"), "FLOP/byte", "FLOPs per byte moved"),
         define(
-            prefix + "compute_time", p("flops") / q("system_flops"), "s", "time if only the math mattered"
+            prefix + "arithmetic_intensity",
+            p("flops") / p("bytes"),
+            "FLOP/byte",
+            "FLOPs per byte moved",
+            label=f"{of}arithmetic intensity",
+        ),
+        define(
+            prefix + "compute_time",
+            p("flops") / q("system_flops"),
+            "s",
+            "time if only the math mattered",
+            label=f"{of}compute time",
         ),
         define(
             prefix + "memory_time",
             p("bytes") / q("system_bandwidth"),
             "s",
             "time if only the memory traffic mattered",
+            label=f"{of}memory time",
         ),
         define(
             prefix + "runtime",
             Max(p("compute_time"), p("memory_time")),
             "s",
             "roofline: the slower of compute and memory, which overlap",
+            label=f"{of}runtime",
         ),
         define(
             prefix + "runtime_no_overlap",
             p("compute_time") + p("memory_time"),
             "s",
             "pessimistic: compute and memory do not overlap",
+            label=f"{of}runtime without overlap",
         ),
         define(
             prefix + "bound",
@@ -287,11 +410,14 @@ def roofline(prefix: str = "") -> list[Formula]:
             "which of the two takes longer",
             labels=_BOUND_LABELS,
             shown=f"compute if {prefix}compute_time ≥ {prefix}memory_time else memory",
+            label=f"{of}bound",
+            phrases=(f"{of}memory-bound", f"{of}compute-bound"),
         ),
         define(
             prefix + "attainable_flops",
             Min(q("system_flops"), p("arithmetic_intensity") * q("system_bandwidth")),
             "FLOP/s",
             "the roof at this intensity",
+            label=f"{of}attainable FLOP/s",
         ),
     ]

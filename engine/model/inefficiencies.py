@@ -35,6 +35,17 @@ DEFAULT_INPUTS = {"kernel_floor": KERNEL_FLOOR}
 
 # The `flaw` input: what the timed code does wrong, if anything.
 FLAWS = {"none": 1, "fp32": 2, "host-copy": 3, "python-loop": 4, "eager-chain": 5, "no-kv-cache": 6}
+# How a worked explanation says which case applies: input -> value -> a clause.
+VALUE_WORDS = {
+    "flaw": {
+        1: "the timed code has no flaw",
+        2: "the timed code does its math in fp32",
+        3: "the timed code copies its data through the host",
+        4: "the timed code launches kernels from a Python loop",
+        5: "the timed code runs an unfused eager chain",
+        6: "the timed code recomputes the prefix without a KV cache",
+    }
+}
 NEXT_STEPS = (
     "move fewer bytes: downcast or quantize",
     "at peak: shrink the batch or the FLOPs for latency",
@@ -53,24 +64,28 @@ OVERHEAD = [
         SYM["kernels"] * SYM["launch_overhead"],
         "s",
         "CPU time to dispatch every kernel of the chain",
+        label="launch time",
     ),
     define(
         "eager_gpu_time",
         Max(SYM["kernels"] * SYM["kernel_floor"], q("compute_time"), q("unfused_memory_time")),
         "s",
         "the unfused chain on the GPU: its math, its repeated traffic, and never under the kernel floor",
+        label="eager GPU time",
     ),
     define(
         "eager_runtime",
         Max(q("launch_time"), q("eager_gpu_time")),
         "s",
         "eager mode: one kernel per op; the CPU queues kernels while the GPU runs, so the slower wins",
+        label="eager runtime",
     ),
     define(
         "graph_runtime",
         SYM["launch_overhead"] + q("eager_gpu_time"),
         "s",
         "a CUDA graph replays the whole chain with one launch; the kernels still run unfused",
+        label="CUDA-graph runtime",
     ),
     define(
         "eager_bound",
@@ -78,7 +93,9 @@ OVERHEAD = [
         "1",
         "which roof the unfused chain is under: its math against its repeated traffic",
         labels=("memory", "compute"),
+        phrases=("the unfused chain is memory-bound", "the unfused chain is compute-bound"),
         shown="compute if compute_time ≥ unfused_memory_time else memory",
+        label="eager bound",
     ),
     define(
         "regime",
@@ -95,6 +112,7 @@ OVERHEAD = [
         labels=("memory-bound", "compute-bound", "overhead-bound"),
         shown="overhead if max(launch_time, kernels·kernel_floor) > max(compute_time, "
         "unfused_memory_time) else eager_bound",
+        label="regime",
     ),
     define(
         "overhead_break_even_elements",
@@ -103,6 +121,7 @@ OVERHEAD = [
         / ((SYM["inputs"] + SYM["outputs"]) * SYM["activation_bytes"]),
         "1",
         "elements at which one kernel's memory time equals its launch cost",
+        label="break-even elements",
     ),
 ]
 
@@ -112,6 +131,7 @@ HOST_COPY = [
         q("bytes") / SYM["host_link_bandwidth"],
         "s",
         "inputs copied to the chip and outputs back over the host link",
+        label="host copy time",
     ),
 ]
 
@@ -121,6 +141,7 @@ KERNEL = [
         Max(SYM["kernel_floor"], q("runtime")),
         "s",
         "one kernel: its roofline time, but never under the kernel floor",
+        label="kernel time",
     ),
 ]
 
@@ -135,6 +156,7 @@ PYTHON_LOOP = [
         ),
         "s",
         "every iteration launches the chain's kernels on a small slice",
+        label="loop runtime",
     ),
 ]
 
@@ -144,6 +166,7 @@ FP32_MATMUL = [
         (SYM["m"] * SYM["k"] + SYM["k"] * SYM["n"] + SYM["m"] * SYM["n"]) * 4,
         "byte",
         "the same matmul with 4-byte fp32 operands",
+        label="fp32 bytes",
     ),
     define(
         "fp32_runtime",
@@ -154,6 +177,7 @@ FP32_MATMUL = [
         ),
         "s",
         "roofline of the fp32 path: CUDA cores instead of bf16 tensor cores",
+        label="fp32 runtime",
     ),
 ]
 
@@ -175,6 +199,7 @@ TIMED_MATMUL = [
         "the timed code as written: one launch, then the kernel (fp32, or after host copies)",
         shown="launch_overhead + (fp32_runtime if fp32, host_copy_time + kernel_runtime if host copies, "
         "else kernel_runtime)",
+        label="timed runtime",
     ),
 ]
 
@@ -191,6 +216,7 @@ TIMED_POINTWISE = [
         "the timed code as written: a Python loop, an eager chain, host copies, or one fused kernel",
         shown="loop_runtime if a Python loop, eager_runtime if an eager chain, launch_overhead + "
         "host_copy_time + kernel_runtime if host copies, else launch_overhead + kernel_runtime",
+        label="timed runtime",
     ),
 ]
 
@@ -202,14 +228,17 @@ VERDICT = [
         SYM["measured_runtime"] / q("runtime"),
         "1",
         "how many times slower than the roofline the measurement is",
+        label="slowdown",
     ),
     define(
         "verdict",
         Piecewise((1, q("slowdown") >= SLOWDOWN_THRESHOLD), (0, True)),
         "1",
-        f"an order of magnitude ({SLOWDOWN_THRESHOLD}x) slower means look for inefficiencies",
+        f"an order of magnitude ({SLOWDOWN_THRESHOLD}×) slower means look for inefficiencies",
         labels=("makes sense", "look for inefficiencies"),
+        phrases=("the measurement makes sense", "look for inefficiencies"),
         shown=f"look for inefficiencies if slowdown ≥ {SLOWDOWN_THRESHOLD} else makes sense",
+        label="verdict",
     ),
 ]
 
@@ -229,6 +258,7 @@ KERNEL_NEXT_STEP = [
         labels=NEXT_STEPS,
         shown="the flaw's fix if the code has one, batch more if launch_overhead > runtime, "
         "move fewer bytes if memory-bound, else at peak",
+        label="next step",
     ),
 ]
 
@@ -248,6 +278,7 @@ def decode_diagnosis() -> list[Formula]:
             ),
             "s",
             "without a KV cache every step reruns the whole prefix: context times the FLOPs",
+            label="runtime without a KV cache",
         ),
         define(
             "timed_runtime",
@@ -255,6 +286,7 @@ def decode_diagnosis() -> list[Formula]:
             "s",
             "the decode step as written",
             shown="recompute_runtime if the KV cache is off, else runtime",
+            label="timed runtime",
         ),
         define(
             "next_step",
@@ -270,5 +302,6 @@ def decode_diagnosis() -> list[Formula]:
             labels=NEXT_STEPS,
             shown="keep the KV cache if it is off, at peak if compute-bound, batch more if twice "
             "the batch fits, else move fewer bytes",
+            label="next step",
         ),
     ]

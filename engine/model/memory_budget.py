@@ -12,7 +12,8 @@ ATTENTION_MEMORY = [
         "score_matrix_bytes",
         SYM["batch"] * SYM["heads"] * SYM["sequence"] ** 2 * SYM["activation_bytes"],
         "byte",
-        "the batch x heads x sequence x sequence score matrix of one layer, materialised",
+        "the batch × heads × sequence × sequence score matrix of one layer, materialised",
+        label="score matrix",
     ),
     define(
         "qkvo_bytes",
@@ -24,12 +25,14 @@ ATTENTION_MEMORY = [
         * SYM["activation_bytes"],
         "byte",
         "Q and the output at the query heads, K and V at the KV heads: all FlashAttention keeps",
+        label="Q, K, V and O",
     ),
     define(
         "score_matrix_ratio",
         q("score_matrix_bytes") / q("qkvo_bytes"),
         "1",
         "how much larger the score matrix is than Q, K, V and O together",
+        label="score matrix to Q, K, V and O",
     ),
     define(
         "score_matrix_fits",
@@ -37,7 +40,9 @@ ATTENTION_MEMORY = [
         "1",
         "does one layer's score matrix fit in one chip's memory",
         labels=("no", "yes"),
+        phrases=("it does not fit on one chip", "it fits on one chip"),
         shown="yes if score_matrix_bytes ≤ memory_capacity else no",
+        label="score matrix fits",
     ),
 ]
 
@@ -52,36 +57,42 @@ ACTIVATIONS = [
         * (34 + 5 * SYM["heads"] * SYM["sequence"] / SYM["d_model"]),
         "byte",
         "activations one layer saves for backward (Korthikanti et al. 2022, 16-bit)",
+        label="activations per layer",
     ),
     define(
         "activation_memory",
         SYM["layers"] * q("activation_bytes_per_layer"),
         "byte",
         "every layer's saved activations",
+        label="activation memory",
     ),
     define(
         "checkpointed_activation_memory",
         SYM["layers"] * 2 * SYM["sequence"] * SYM["batch"] * SYM["d_model"] + q("activation_bytes_per_layer"),
         "byte",
         "full checkpointing: each layer's 16-bit input, plus one layer rebuilt at a time in backward",
+        label="checkpointed activation memory",
     ),
     define(
         "activation_savings",
         q("activation_memory") / q("checkpointed_activation_memory"),
         "1",
         "how many times less activation memory checkpointing needs",
+        label="checkpointing saving",
     ),
     define(
         "recompute_flops",
         2 * q("params") * SYM["tokens"],
         "FLOP",
         "checkpointing runs every layer's forward again in backward",
+        label="recomputed FLOPs",
     ),
     define(
         "checkpointed_time",
         (q("flops") + q("recompute_flops")) / q("system_flops"),
         "s",
         "training time with the recomputed forward: 8·N·D instead of 6·N·D",
+        label="checkpointed training time",
     ),
 ]
 
@@ -101,5 +112,6 @@ PARALLELISM = [
             "tensor parallel within the node + pipeline parallel across nodes",
         ),
         shown=("DP if memory_required ≤ memory_capacity, TP if ≤ node_chips·memory_capacity, else TP + PP"),
+        label="parallelism plan",
     ),
 ]

@@ -1,4 +1,4 @@
-"""The domain's unit registry and quantity parsing.
+"""The domain's unit registry and quantity parsing (numbers.py writes quantities for people).
 
 FLOP, byte, second, token and parameter are distinct base dimensions, so "450 GB/s" can never
 equal "3.6e12 Hz" as it does in pint's default registry. A bit is an eighth of a byte (the same
@@ -13,6 +13,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from perfdrill.engine.errors import UnitError
+from perfdrill.engine.model.numbers import format_quantity as format_quantity  # re-exported
 
 if TYPE_CHECKING:
     import pint
@@ -123,6 +124,9 @@ _NUMBER = re.compile(
     r"|\s*[x×*·]\s*10\s*(?:\^|\*\*)\s*(?P<power>[+-]?\d{1,3}))?)"  # 1.57e10 or 1.57 × 10^10
 )
 _MINUS = str.maketrans({"\u2212": "-"})  # the Unicode minus sign, as typeset numbers print it
+# "2.66 × 10²³", as numbers.py writes a figure past exa, reads as "2.66 × 10^23".
+_TYPESET_POWER = re.compile(r"(?<=10)([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})(?![⁰¹²³⁴⁵⁶⁷⁸⁹])")
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 # Spellings people type that pint would not read as meant.
 _ALIASES = [
     (re.compile(r"(?<![A-Za-z])([kMGTPE]?)FLOPS\b"), r"\1FLOP/s"),
@@ -221,6 +225,7 @@ def base_unit_key(unit: pint.Unit) -> str | None:
 def split_number(text: str, *, what: str = "value") -> tuple[float, str]:
     """Split "3.2e-3 s", "16,800" or "−5" into (number, unit text), rejecting anything else."""
     stripped = text.strip().translate(_MINUS)
+    stripped = _TYPESET_POWER.sub(lambda power: "^" + power[1].translate(_SUPERSCRIPTS), stripped, count=1)
     if not stripped:
         raise UnitError(f"{what} is empty")
     if len(stripped) > MAX_TEXT:
@@ -287,50 +292,3 @@ def _unit_name(name: str) -> pint.Unit | None:
         return registry().parse_units(name)
     except Exception:  # pint raises several unrelated types for an unknown name
         return None
-
-
-_SI_STEPS = [(1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
-# Counts read better as 8.03B params than as 8.03 Gparams.
-_COUNT_STEPS = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"), (1.0, "")]
-_COUNT_UNITS = {"parameter", "token", "token/s", "1"}
-_TIME_STEPS = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
-_DISPLAY_UNIT = {
-    "FLOP/byte": "FLOP/B",
-    "byte": "B",
-    "byte/s": "B/s",
-    "byte/token": "B/token",
-    "byte/parameter": "B/param",
-    "parameter": "params",
-    "token": "tokens",
-    "token/s": "tokens/s",
-    "1": "",
-}
-
-
-def format_quantity(value: float, unit: str, *, digits: int = 3) -> str:
-    """A human reading of a base-unit value: 3.35e12 byte/s -> "3.35 TB/s", 0.0162 s -> "16.2 ms"."""
-    if not math.isfinite(value):
-        return f"{value} {unit}"
-    if unit == "s":
-        for scale, name in _TIME_STEPS:
-            if abs(value) >= scale or name == "ns":
-                return f"{_sig(value / scale, digits)} {name}"
-    shown = _DISPLAY_UNIT.get(unit, unit)
-    if unit in _COUNT_UNITS and float(value).is_integer() and abs(value) < 1e6:
-        return f"{int(value):,} {shown}".strip()  # exact: 4,096 not 4.1k
-    if unit in ("FLOP/byte", "byte/parameter") and abs(value) >= 1000:
-        return f"{value:,.0f} {shown}"
-    if unit in ("FLOP/byte", "byte/parameter") or abs(value) < 1000:
-        return f"{_sig(value, digits)} {shown}".strip()
-    steps = _COUNT_STEPS if unit in _COUNT_UNITS else _SI_STEPS
-    for scale, prefix in steps:
-        if abs(value) >= scale:
-            if unit in _COUNT_UNITS:
-                return f"{_sig(value / scale, digits)}{prefix} {shown}".strip()
-            return f"{_sig(value / scale, digits)} {prefix}{shown}"
-    return f"{_sig(value, digits)} {shown}"
-
-
-def _sig(value: float, digits: int) -> str:
-    """`digits` significant figures, without a trailing exponent for ordinary magnitudes."""
-    return "0" if value == 0 else f"{value:.{digits}g}"

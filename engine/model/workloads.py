@@ -36,13 +36,20 @@ from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECO
 from perfdrill.engine.model.training_economics import TRAINING_ECONOMICS
 
 MATMUL = [
-    define("flops", 2 * SYM["m"] * SYM["k"] * SYM["n"], "FLOP", "one multiply and one add per (m, k, n)"),
+    define(
+        "flops",
+        2 * SYM["m"] * SYM["k"] * SYM["n"],
+        "FLOP",
+        "one multiply and one add per (m, k, n)",
+        label="FLOPs",
+    ),
     define(
         "bytes",
         (SYM["m"] * SYM["k"] + SYM["m"] * SYM["n"]) * SYM["activation_bytes"]
         + SYM["k"] * SYM["n"] * SYM["weight_bytes_per_param"],
         "byte",
-        "read the m x k input and the k x n weight, write the m x n output",
+        "read the m × k input and the k × n weight, write the m × n output",
+        label="bytes moved",
     ),
 ]
 
@@ -51,31 +58,36 @@ ELEMENTWISE = [
         "flops",
         SYM["elements"] * SYM["ops_per_element"],
         "FLOP",
-        "every element gets ops_per_element operations",
+        "every element gets the same operations",
+        label="FLOPs",
     ),
     define(
         "bytes",
         SYM["elements"] * (SYM["inputs"] + SYM["outputs"]) * SYM["activation_bytes"],
         "byte",
         "each input read once and each output written once from memory",
+        label="bytes moved",
     ),
     define(
         "unfused_bytes",
         SYM["kernels"] * q("bytes"),
         "byte",
         "unfused, every kernel of the chain reads and writes memory again",
+        label="unfused bytes",
     ),
     define(
         "unfused_memory_time",
         q("unfused_bytes") / q("system_bandwidth"),
         "s",
         "memory time of the unfused chain",
+        label="unfused memory time",
     ),
     define(
         "break_even_ops",
         q("ridge_point") * (SYM["inputs"] + SYM["outputs"]) * SYM["activation_bytes"],
         "FLOP",
         "operations per element at which the kernel stops being memory-bound",
+        label="break-even FLOPs per element",
     ),
 ]
 
@@ -98,7 +110,8 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             "attention_flops_per_sequence",
             attention_per_sequence,
             "FLOP",
-            "QK^T and attention-times-V over the context, 2 FLOP per multiply-add each",
+            "QKᵀ and attention times V over the context, 2 FLOP per multiply-add each",
+            label="attention FLOPs per sequence",
         ),
         define(
             "flops_per_sequence",
@@ -106,37 +119,60 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             "FLOP",
             "2 FLOP per active parameter for the new token"
             + (" plus attention" if attention or per_op else ""),
+            label="FLOPs per sequence",
         ),
         define(
             "kv_cache_bytes",
             SYM["batch"] * SYM["context"] * q("kv_bytes_per_token"),
             "byte",
             "each sequence's KV cache",
+            label="KV cache",
         ),
-        define("flops", SYM["batch"] * q("flops_per_sequence"), "FLOP", "one token for each sequence"),
+        define(
+            "flops",
+            SYM["batch"] * q("flops_per_sequence"),
+            "FLOP",
+            "one token for each sequence",
+            label="FLOPs",
+        ),
         define(
             "bytes",
             weights_read + q("kv_cache_bytes"),
             "byte",
             weights_doc + "; each KV cache is read once",
+            label="bytes moved",
         ),
     ]
     if per_op:
         formulas += [
-            define("weights_flops", 2 * q("active_params") * SYM["batch"], "FLOP", "the weight matmuls"),
+            define(
+                "weights_flops",
+                2 * q("active_params") * SYM["batch"],
+                "FLOP",
+                "the weight matmuls",
+                label="weight-matmul FLOPs",
+            ),
             define(
                 "weights_bytes",
                 weights_read,
                 "byte",
                 weights_doc if expert_reads else "the weights, read once",
+                label="weight-matmul bytes",
             ),
             define(
                 "attention_flops",
                 SYM["batch"] * q("attention_flops_per_sequence"),
                 "FLOP",
                 "attention over the cache",
+                label="attention FLOPs",
             ),
-            define("attention_bytes", q("kv_cache_bytes"), "byte", "the KV caches, read once"),
+            define(
+                "attention_bytes",
+                q("kv_cache_bytes"),
+                "byte",
+                "the KV caches, read once",
+                label="attention bytes",
+            ),
             *roofline("weights_"),
             *roofline("attention_"),
             define(
@@ -144,18 +180,21 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
                 q("weights_compute_time") + q("attention_compute_time"),
                 "s",
                 "sum over operations",
+                label="compute time",
             ),
             define(
                 "memory_time",
                 q("weights_memory_time") + q("attention_memory_time"),
                 "s",
                 "sum over operations",
+                label="memory time",
             ),
             define(
                 "runtime",
                 q("weights_runtime") + q("attention_runtime"),
                 "s",
                 "operations run one after another, each at its own roofline",
+                label="runtime",
             ),
             *[f for f in roofline() if f.name in ("bound", "arithmetic_intensity")],
         ]
@@ -164,7 +203,11 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
     return [
         *formulas,
         define(
-            "memory_required", q("weight_bytes") + q("kv_cache_bytes"), "byte", "weights plus every KV cache"
+            "memory_required",
+            q("weight_bytes") + q("kv_cache_bytes"),
+            "byte",
+            "weights plus every KV cache",
+            label="memory needed",
         ),
         define(
             "fits",
@@ -172,10 +215,16 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             "1",
             "does it fit in memory",
             labels=("no", "yes"),
+            phrases=("it does not fit", "it fits"),
             shown="yes if memory_required ≤ system_memory else no",
+            label="fits",
         ),
         define(
-            "tokens_per_second", SYM["batch"] / q("runtime"), "token/s", "one token per sequence per step"
+            "tokens_per_second",
+            SYM["batch"] / q("runtime"),
+            "token/s",
+            "one token per sequence per step",
+            label="throughput",
         ),
         define(
             "larger_read",
@@ -183,13 +232,18 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             "1",
             "which a decode step reads more of: the weights or the KV caches",
             labels=("the weights", "the KV cache"),
+            phrases=("the weights are the larger read", "the KV cache is the larger read"),
             shown="the KV cache if kv_cache_bytes > weight_bytes else the weights",
+            label="larger read",
         ),
         define(
             "critical_batch",
             q("ridge_point") * SYM["weight_bytes_per_param"] / 2 * SYM["experts"] / SYM["experts_per_token"],
             "1",
-            "batch where weight-matmul intensity (2·batch/bytes per weight, × k/E for MoE) meets the ridge",
+            "batch where weight-matmul intensity (2 × batch ÷ bytes per weight, × k/E for an MoE) meets "
+            "the ridge",
+            label="critical batch",
+            whole=True,
         ),
         define(
             "max_batch",
@@ -207,6 +261,8 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
                 fails="batch {value} needs {need} but {have} is available",
                 holds="batch {value} needs {need} of the {have} available, so a larger batch fits too",
             ),
+            label="largest batch",
+            whole=True,
         ),
         define(
             "sequence_time_margin",
@@ -214,6 +270,7 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             - SYM["context"] * q("kv_bytes_per_token") / q("system_bandwidth"),
             "s",
             "compute time an added sequence brings minus the KV read time it brings",
+            label="time margin per sequence",
         ),
         define(
             "knee_batch",
@@ -229,6 +286,8 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
                 holds="at batch {value} the compute time {have} already covers the memory time {need},"
                 " so a smaller batch is compute-bound too",
             ),
+            label="knee batch",
+            whole=True,
         ),
         define(
             "optimal_batch",
@@ -240,6 +299,8 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             "the smallest compute-bound batch that fits, else the largest batch that fits",
             shown="knee_batch if sequence_time_margin > 0 and knee_batch ≤ max_batch else max_batch",
             exact=True,
+            label="optimal batch",
+            whole=True,
         ),
         define(
             "weights_knee_batch",
@@ -248,12 +309,16 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             "smallest batch whose weight matmuls are compute-bound: where throughput stops growing "
             "when each operation runs at its own roofline, one after another",
             exact=True,
+            label="weight-matmul knee batch",
+            whole=True,
         ),
         define(
             "context_capacity",
             floor((q("system_memory") - q("weight_bytes")) / (SYM["batch"] * q("kv_bytes_per_token"))),
             "token",
             "longest context every sequence of the batch can cache beside the weights",
+            label="context capacity",
+            whole=True,
         ),
         define(
             "context_limit",
@@ -261,7 +326,9 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             "1",
             "which runs out first: memory for the cache or the model's context window",
             labels=("memory", "the model's context window"),
+            phrases=("memory runs out first", "the context window runs out first"),
             shown="context window if context_capacity ≥ context_window else memory",
+            label="context limit",
         ),
         define(
             "optimal_is_knee",
@@ -269,7 +336,9 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             "1",
             "whether a compute-bound batch fits",
             labels=("largest batch that fits", "compute-bound knee"),
+            phrases=("the largest batch that fits is best", "the compute-bound knee is best"),
             shown="knee if sequence_time_margin > 0 and knee_batch ≤ max_batch else largest fit",
+            label="best batch",
         ),
     ]
 
@@ -284,22 +353,29 @@ def prefill(attention: bool = False, prefix: str = "") -> list[Formula]:
             "prompt_attention_flops",
             2 * SYM["layers"] * SYM["heads"] * SYM["head_dim"] * SYM["prompt"] ** 2,
             "FLOP",
-            "causal attention over the prompt: half of 4·layers·heads·head_dim·prompt²",
+            "causal attention over the prompt: half of 4 × layers × heads × head dim × prompt²",
+            label="prompt attention FLOPs",
         ),
         define(
             "prompt_flops",
             2 * q("active_params") * SYM["prompt"] + (q("prompt_attention_flops") if attention else 0),
             "FLOP",
             "2 FLOP per active parameter per prompt token" + (" plus attention" if attention else ""),
+            label="FLOPs per prompt",
         ),
         define(
-            prefix + "flops", SYM["batch"] * q("prompt_flops"), "FLOP", "every prompt token of every sequence"
+            prefix + "flops",
+            SYM["batch"] * q("prompt_flops"),
+            "FLOP",
+            "every prompt token of every sequence",
+            label=f"{prefix.replace('_', ' ')}FLOPs",
         ),
         define(
             prefix + "bytes",
             q("weight_bytes") + SYM["batch"] * SYM["prompt"] * q("kv_bytes_per_token"),
             "byte",
             "weights read once, KV cache written once",
+            label=f"{prefix.replace('_', ' ')}bytes moved",
         ),
         *roofline(prefix),
     ]
@@ -307,14 +383,25 @@ def prefill(attention: bool = False, prefix: str = "") -> list[Formula]:
 
 TRAIN = [
     define(
-        "flops", 6 * q("params") * SYM["tokens"], "FLOP", "2 FLOP per parameter per token forward, 4 backward"
+        "flops",
+        6 * q("params") * SYM["tokens"],
+        "FLOP",
+        "2 FLOP per parameter per token forward, 4 backward",
+        label="FLOPs",
     ),
-    define("time", q("flops") / q("system_flops"), "s", "training FLOPs at the achieved FLOP/s"),
+    define(
+        "time",
+        q("flops") / q("system_flops"),
+        "s",
+        "training FLOPs at the achieved FLOP/s",
+        label="training time",
+    ),
     define(
         "memory_required",
         SYM["training_bytes_per_param"] * q("params"),
         "byte",
         "weights, gradients and optimizer state",
+        label="memory needed",
     ),
     define(
         "min_chips",
@@ -330,6 +417,8 @@ TRAIN = [
             holds="with chips = {value} there is {have} of memory for the {need} needed,"
             " so fewer chips suffice",
         ),
+        label="fewest chips",
+        whole=True,
     ),
 ]
 
@@ -341,9 +430,16 @@ def collective(bandwidth: sympy.Symbol) -> list[Formula]:
             "ring_pass_time",
             SYM["collective_bytes"] * (SYM["participants"] - 1) / (SYM["participants"] * bandwidth),
             "s",
-            "each chip sends (N-1)/N of the buffer once around the ring",
+            "each chip sends (N−1)/N of the buffer once around the ring",
+            label="ring pass time",
         ),
-        define("all_reduce_time", 2 * q("ring_pass_time"), "s", "a reduce-scatter followed by an all-gather"),
+        define(
+            "all_reduce_time",
+            2 * q("ring_pass_time"),
+            "s",
+            "a reduce-scatter followed by an all-gather",
+            label="all-reduce time",
+        ),
     ]
 
 
@@ -356,6 +452,7 @@ LINK_GROUP = [
         "byte/s",
         "one-way bandwidth a chip can drive to the other participants: all its links, or only "
         "those that reach the N−1 peers",
+        label="usable link bandwidth",
     ),
 ]
 GROUP_COLLECTIVE = [*LINK_GROUP, *collective(q("group_link_bandwidth"))]
@@ -366,6 +463,7 @@ GRADIENT_SYNC = [
         q("params") * SYM["weight_bytes_per_param"],
         "byte",
         "data parallel: one gradient per parameter, in the weights' dtype",
+        label="all-reduce buffer",
     ),
 ]
 
@@ -374,13 +472,15 @@ TENSOR_PARALLEL_SYNC = [
         "collective_bytes",
         SYM["batch"] * SYM["sequence"] * SYM["d_model"] * SYM["activation_bytes"],
         "byte",
-        "tensor parallel: one layer's output activations, batch x sequence x d_model",
+        "tensor parallel: one layer's output activations, batch × sequence × model width",
+        label="all-reduce buffer",
     ),
     define(
         "tp_forward_comm_time",
         2 * SYM["layers"] * q("all_reduce_time"),
         "s",
         "Megatron-style TP all-reduces twice per layer (attention and MLP) in the forward pass",
+        label="TP communication per forward pass",
     ),
 ]
 

@@ -10,7 +10,9 @@ from perfdrill.engine.output.html import render_html
 from perfdrill.engine.output.lms import Pool
 from perfdrill.engine.output.markdown import (
     ANSWER_MODES,
+    ExplanationLine,
     answers_markdown,
+    explanation_lines,
     explanation_markdown,
     json_items,
     problem_json,
@@ -25,6 +27,7 @@ from perfdrill.engine.resources import atomic_output
 
 __all__ = [
     "ANSWER_MODES",
+    "ExplanationLine",
     "ParallelSet",
     "Pool",
     "PrintOptions",
@@ -36,6 +39,7 @@ __all__ = [
     "atomic_output",
     "combined_sections",
     "document_head",
+    "explanation_lines",
     "explanation_markdown",
     "json_items",
     "key_section",

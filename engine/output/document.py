@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfdrill.engine.output.blocks import blocks
-from perfdrill.engine.output.markdown import explanation_markdown, letter, lettered
+from perfdrill.engine.output.markdown import letter, lettered
 from perfdrill.engine.output.plots import roofline_plot
 from perfdrill.engine.output.spec_facts import spec_tables
 from perfdrill.engine.output.versions import Slot
+from perfdrill.engine.output.worked import explanation_data
 from perfdrill.engine.problems.generation import Problem, ProblemPart
 from perfdrill.engine.problems.templates import FAMILIES
 
@@ -94,7 +95,7 @@ def key_entry(slot: Slot, options: PrintOptions) -> dict[str, Any]:
         "ref": f"{problem.id} · seed {problem.seed}",
         "command": reproduce_command(problem),
         "answers": [[letter(i), answer_text(part)] for i, part in enumerate(problem.parts)],
-        "explanation": blocks(explanation_markdown(problem)),
+        "explanation": explanation_data(problem),
         "plot": None if view is None else roofline_plot(view, plot_title(problem), _chip_name(problem)),
     }
 

@@ -13,6 +13,7 @@ from typing import Any, BinaryIO
 
 import jinja2
 
+from perfdrill.engine.output.mathml import mathml
 from perfdrill.engine.output.sections import Section
 
 _FOLDER = Path(__file__).resolve().parent / "templates"
@@ -23,6 +24,7 @@ def _template() -> jinja2.Template:
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(_FOLDER), autoescape=True, undefined=jinja2.StrictUndefined
     )
+    environment.filters["mathml"] = mathml
     return environment.get_template("set.html.j2")
 
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from perfdrill.engine.model.explain import Step
 from perfdrill.engine.output.versions import ParallelSet, Slot, version_label
 from perfdrill.engine.problems.answers import letter, lettered
 from perfdrill.engine.problems.generation import Problem, ProblemPart
@@ -54,21 +57,69 @@ def problem_json(problem: Problem) -> dict[str, Any]:
     }
 
 
-def explanation_markdown(problem: Problem) -> str:
-    lines: list[str] = []
-    for section in problem.sections:
+@dataclass(frozen=True)
+class ExplanationLine:
+    """One line of a worked explanation, as plain Unicode: Markdown and the terminal style it."""
+
+    kind: str  # "lead", "heading", "given" or "item" (a step or a what-if's change)
+    text: str
+    letters: str = ""  # the parts a step answers, e.g. "a" or "b, c"
+    result: str = ""  # the result that answers them, which the text ends with
+
+
+def explanation_lines(problem: Problem) -> list[ExplanationLine]:
+    """The worked explanation line by line: the conclusion, then each section's heading, givens
+    and steps (each what-if as what it changes), then answers worked across sections."""
+    explanation = problem.explanation
+    lines = [ExplanationLine("lead", " ".join(explanation.lead))] if explanation.lead else []
+    for section in explanation.sections:
         if section.heading:
-            lines.append(f"\n*With {section.heading}:*\n")
-        for step in section.steps:
-            lines.append(f"- `{step.formula}` = {step.substituted} = **{step.result}** — {step.doc}")
-    if problem.insights:
-        lines.append("")
-        lines += [f"> {sentence}" for sentence in problem.insights]
-    return "\n".join(lines).strip()
+            lines.append(ExplanationLine("heading", f"{section.heading}:"))
+        if section.givens:
+            given = " · ".join(f"{g.label} = {g.value}" for g in section.givens)
+            lines.append(ExplanationLine("given", f"Given: {given}"))
+        for item in section.items:
+            if isinstance(item, str):
+                lines.append(ExplanationLine("item", item))
+            else:
+                lines.append(_step_line(item, section.parts.get(item.name, "")))
+    if explanation.answers:  # worked from several sections: after them, under a heading of their own
+        lines.append(ExplanationLine("heading", "Putting them together:"))
+        lines += [_step_line(step, letter) for letter, step in explanation.answers]
+    return lines
+
+
+def _step_line(step: Step, letters: str) -> ExplanationLine:
+    decided = step.formula is None or bool(step.reasons)  # ends in a phrase, not in a result
+    return ExplanationLine("item", step.line(), letters, "" if decided or not letters else step.result)
+
+
+def explanation_markdown(problem: Problem) -> str:
+    """The worked explanation as Markdown: the conclusion, the givens, then the steps; each what-if
+    as what it changes. A step that answers a part is marked with the part's letter."""
+    blocks: list[str] = []
+    for line in explanation_lines(problem):
+        if line.kind == "item":
+            text = _escape(line.text)
+            if line.result:
+                text = f"{_escape(line.text.removesuffix(line.result))}**{_escape(line.result)}**"
+            marked = f"**({line.letters})** {text}" if line.letters else text
+            if blocks and blocks[-1].startswith("- "):
+                blocks[-1] += f"\n- {marked}"
+            else:
+                blocks.append(f"- {marked}")
+        else:
+            blocks.append(f"*{_escape(line.text)}*" if line.kind == "heading" else _escape(line.text))
+    return "\n\n".join(blocks)
+
+
+def _escape(text: str) -> str:
+    """Text as Markdown shows it literally: a label or a template's value never turns into markup."""
+    return re.sub(r"([\\`*_\[\]])", r"\\\1", text)
 
 
 def part_markdown(index: int, part: ProblemPart) -> str:
-    unit = f" *[{part.unit}]*" if part.kind == "numeric" and part.unit not in ("", "1") else ""
+    unit = f" *\\[{part.unit}\\]*" if part.kind == "numeric" and part.unit not in ("", "1") else ""
     text = f"**({letter(index)})** {part.prompt}{unit}"
     if part.kind != "numeric":
         note = " *(select all that apply)*" if part.kind == "multi" else " *(choose one)*"

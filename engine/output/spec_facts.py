@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfdrill.engine.model.explain import label_of
+from perfdrill.engine.model.numbers import format_quantity, quoted
 from perfdrill.engine.model.specs import Chip, Model, Sourced
-from perfdrill.engine.model.units import format_quantity
 from perfdrill.engine.problems.prompts import model_view
 
 
@@ -28,30 +29,31 @@ class SpecTable:
     note: str = ""
 
 
-def _row(fact: str, value: Sourced | None) -> SpecRow:
+def _row(fact: str, value: Sourced | None, unit: str) -> SpecRow:
     if value is None:
         return SpecRow(fact, "none", "")
-    return SpecRow(fact, value.shown, value.source)
+    return SpecRow(fact, quoted(value.value, value.shown, unit), value.source)
 
 
 def chip_table(chip: Chip) -> SpecTable:
-    rows = [_row(f"{dtype} peak (dense)", peak) for dtype, peak in chip.peak_flops.items()]
+    rows = [_row(f"{dtype} peak (dense)", peak, "FLOP/s") for dtype, peak in chip.peak_flops.items()]
     rows += [
-        _row("memory", chip.memory),
-        _row("memory bandwidth", chip.memory_bandwidth),
-        _row("chip-to-chip link (one-way)", chip.link_bandwidth),
-        _row("host link (one-way)", chip.host_link_bandwidth),
+        _row("memory", chip.memory, "byte"),
+        _row("memory bandwidth", chip.memory_bandwidth, "byte/s"),
+        _row("chip-to-chip link (one-way)", chip.link_bandwidth, "byte/s"),
+        _row("host link (one-way)", chip.host_link_bandwidth, "byte/s"),
     ]
     return SpecTable(chip.name, tuple(rows), note=chip.note)
 
 
+_FACT_NAMES = {"attention": "attention", "mlp": "MLP"}  # the rest read as the engine's labels
 _MODEL_FACTS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab", "attention", "mlp")
 
 
 def model_table(model: Model) -> SpecTable:
     view = model_view(model)
     facts = _MODEL_FACTS + (("experts", "experts_per_token") if model.is_moe else ())
-    rows = [SpecRow(fact, str(view[fact]), "") for fact in facts]
+    rows = [SpecRow(_FACT_NAMES.get(fact, label_of("model", fact)), str(view[fact]), "") for fact in facts]
     for fact, value in (
         ("published params", model.published_params),
         ("published active params", model.published_active_params),

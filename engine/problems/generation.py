@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from collections import Counter
 from collections.abc import Mapping
@@ -10,12 +11,13 @@ from functools import cached_property
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
-from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.explain import Step, derivation, display
+from perfdrill.engine.model.evaluation import INPUTS, info
+from perfdrill.engine.model.explain import is_whole, label_of
+from perfdrill.engine.model.numbers import format_in_unit, format_quantity, tie_units, unit_shown
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
-from perfdrill.engine.model.units import format_quantity
 from perfdrill.engine.problems.answer_units import answer_factor
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
+from perfdrill.engine.problems.explanation import Explanation, explain
 from perfdrill.engine.problems.insight import insights
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.prompts import context, render
@@ -44,18 +46,16 @@ class ProblemPart:
     tolerance: tuple[str, float]
     mistakes: tuple[tuple[str, float], ...]  # (mistake id, its value in `unit`)
     exact: ExactCount | None = field(default=None, compare=False, repr=False)  # a whole count
+    whole: bool = False  # a count (a batch) the explanation shows whole: shown so where tolerance allows
 
     @property
     def shown_answer(self) -> str:
         if self.value is not None:
-            return show_number(self.value, self.unit, exact=self.exact is not None)
+            digits = answer_digits(self.tolerance)
+            if self.whole and _rounds_within(self.value, self.tolerance):
+                return show_number(round(self.value), self.unit, exact=True)  # 62, never 61.7 batches
+            return show_number(self.value, self.unit, exact=self.exact is not None, digits=digits)
         return ", ".join(self.correct) if self.correct else "none of them"
-
-
-@dataclass(frozen=True)
-class Section:
-    heading: str  # empty for the variant itself, else the scenario it works through
-    steps: tuple[Step, ...]
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,6 @@ class Problem:
     prompt: str
     parts: tuple[ProblemPart, ...]
     hints: tuple[str, ...]
-    sections: tuple[Section, ...]
     insights: tuple[str, ...]
     chips: tuple[Chip, ...]  # the specs the variant drew, for spec panels and printed tables
     models: tuple[Model, ...]
@@ -75,6 +74,11 @@ class Problem:
     def roofline(self) -> RooflineView | None:
         """The variant on the roofline, worked out only for screens and prints that draw it."""
         return roofline_view(self.variant)
+
+    @cached_property
+    def explanation(self) -> Explanation:
+        """The worked explanation, worked out only for screens and prints that show it."""
+        return explain(self.template, self.variant, self.insights, tuple(p.shown_answer for p in self.parts))
 
     @property
     def id(self) -> str:
@@ -89,28 +93,28 @@ class Problem:
         )
 
 
-_COUNT_PART_UNITS = {"params": "parameter", "parameter": "parameter", "tokens": "token", "token": "token"}
+def answer_digits(tolerance: tuple[str, float]) -> int:
+    """Significant figures an answer is shown with: 3 where that rounding is well inside the
+    tolerance (5% or 3%), more for a tight one, so the shown answer always grades correct."""
+    kind, amount = tolerance
+    if kind == "sig_figs":
+        return max(3, int(amount) + 1)
+    if kind == "relative" and amount >= 0.02:
+        return 3
+    return 6
 
 
-def show_number(value: float, unit: str, *, exact: bool = False) -> str:
-    """An answer in its part's unit, with enough digits to grade correct when typed back.
+def _rounds_within(value: float, tolerance: tuple[str, float]) -> bool:
+    """True when the nearest whole number is well inside the tolerance (a fifth of it)."""
+    kind, amount = tolerance
+    error = abs(round(value) - value)
+    return error <= (amount * abs(value) if kind == "relative" else amount) / 5 and kind != "sig_figs"
 
-    An exact count shows every digit ("1,196,412 tokens"), since it is graded exactly.
-    """
-    if exact and float(value).is_integer():
-        unit_word = _COUNT_PART_UNITS.get(unit, unit)
-        text = f"{value:,.0f}"
-        return (
-            text
-            if unit_word in ("1", "")
-            else f"{text} {unit_word}s"
-            if unit_word in ("token", "parameter") and value != 1
-            else f"{text} {unit_word}"
-        )
-    if unit in _COUNT_PART_UNITS:
-        return format_quantity(value, _COUNT_PART_UNITS[unit], digits=4)
-    text = f"{value:,.0f}" if float(value).is_integer() and abs(value) < 1e7 else f"{value:.4g}"
-    return text if unit in ("1", "") else f"{text} {unit}"
+
+def show_number(value: float, unit: str, *, exact: bool = False, digits: int = 3) -> str:
+    """An answer given in its part's unit, written with the prefix that suits it (0.0056 GB reads
+    5.6 MB), to grade correct when typed back. An exact count shows every digit ("1,196,412 tokens")."""
+    return format_in_unit(value, unit, digits=digits, exact=exact)
 
 
 def variant_seed(set_seed: int, index: int) -> int:
@@ -167,21 +171,27 @@ def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
         variant.params, variant.inputs, lambda n: variant.lookup(n, None), template.workload, units
     )
     prompt = render(template.prompt, text_context, file=str(template.folder / PROMPT_FILE), field="prompt")
+    prompt = tie_units(prompt)
     parts = tuple(_part(template, part, variant, text_context) for part in template.parts)
     hints = tuple(
-        render(hint, text_context, file=template.file, field=f"hints[{i}]", line=template.line_of("hints"))
+        tie_units(
+            render(
+                hint, text_context, file=template.file, field=f"hints[{i}]", line=template.line_of("hints")
+            )
+        )
         for i, hint in enumerate(template.hints)
     )
     sentences = insights(template.workload, variant.values(None), lambda name: variant.lookup(name, None))
     if template.insight:
-        sentences.append(render(template.insight, text_context, file=template.file, field="insight"))
+        sentences.append(
+            tie_units(render(template.insight, text_context, file=template.file, field="insight"))
+        )
     return Problem(
         template=template,
         seed=seed,
         prompt=prompt,
         parts=parts,
         hints=hints,
-        sections=_sections(template, variant),
         insights=tuple(sentences),
         chips=_drawn(variant, Chip),
         models=_drawn(variant, Model),
@@ -201,8 +211,8 @@ def _drawn(variant: Variant, kind: type[Chip] | type[Model]) -> tuple[Any, ...]:
 def _part(template: Template, part: Part, variant: Variant, text_context: Mapping[str, Any]) -> ProblemPart:
     field = f"parts.{part.name}"
     try:
-        prompt = render(
-            part.prompt, text_context, file=template.file, field=f"{field}.prompt", line=part.line
+        prompt = tie_units(
+            render(part.prompt, text_context, file=template.file, field=f"{field}.prompt", line=part.line)
         )
         if part.kind == "numeric":
             assert part.answer is not None
@@ -212,8 +222,11 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
             mistakes = tuple((m, slip * factor) for m, slip in slipped if slip is not None)
             exact = exact_count(template, part, variant, factor)
             tolerance = EXACT if exact else part.tolerance
+            unit = unit_shown(part.unit) or part.unit  # µs, never us
+            whole = len(part.answer.names) == 1 and isinstance(part.answer.tree, ast.Name | ast.Attribute)
+            whole = whole and factor == 1 and is_whole(template.workload, next(iter(part.answer.names))[1])
             return ProblemPart(
-                part.name, part.kind, prompt, part.unit, (), value, (), tolerance, mistakes, exact
+                part.name, part.kind, prompt, unit, (), value, (), tolerance, mistakes, exact, whole
             )
         choices, correct = _choices(template, part, variant)
         return ProblemPart(part.name, part.kind, prompt, "", choices, None, correct, part.tolerance, ())
@@ -233,7 +246,7 @@ def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[st
         correct: list[str] = []
         unit = INPUTS.get(part.sweep, (part.sweep_unit,))[0]
         for value in part.sweep_values:
-            label = f"{part.sweep} = {format_quantity(value, unit)}"
+            label = f"{label_of(template.workload, part.sweep)} = {format_quantity(value, unit)}"
             choices.append(label)
             if Variant(template, variant.params, {**variant.inputs, part.sweep: value}).evaluate(part.answer):
                 correct.append(label)
@@ -253,26 +266,3 @@ def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[st
             file=template.file, line=part.line, field=f"parts.{part.name}.choices",
         )  # fmt: skip
     return options, (label,)
-
-
-def _sections(template: Template, variant: Variant) -> tuple[Section, ...]:
-    wanted: dict[str | None, list[str]] = {}
-    for part in template.parts:
-        if part.answer is not None and part.sweep is None:
-            for scope, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1])):
-                if name in computed(template.workload):
-                    wanted.setdefault(scope, [])
-                    if name not in wanted[scope]:
-                        wanted[scope].append(name)
-    sections = []
-    for scope, names in wanted.items():
-        values = variant.values(scope)
-        given = set(variant.inputs) if scope is None else set(variant.inputs) | set(template.scenarios[scope])
-        heading = ""
-        if scope is not None:
-            changed = ", ".join(
-                f"{k} = {display(template.workload, k, values[k])}" for k in template.scenarios[scope]
-            )
-            heading = f"{scope}: {changed}"
-        sections.append(Section(heading, tuple(derivation(template.workload, names, values, given))))
-    return tuple(sections)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.evaluation import computed, info
 from perfdrill.engine.model.explain import display
 
 
@@ -16,20 +17,27 @@ def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], A
     dependencies); the supporting numbers it quotes are computed through `lookup` if needed.
     """
 
+    known = dict(values)
+
     def show(name: str) -> str:
         return display(workload, name, lookup(name))
 
     def has(trigger: str, *supporting: str) -> bool:
-        if trigger not in values:
-            return False
+        """True when the variant worked out `trigger`, or everything it is decided from (a roofline
+        whose runtime was asked has a bound), and the `supporting` numbers can be computed."""
         try:
-            return all(lookup(name) is not None for name in supporting)
+            if trigger not in known:
+                if trigger not in computed(workload) or not set(info(workload, trigger).args) <= set(known):
+                    return False
+                known[trigger] = lookup(trigger)
+            known.update((name, lookup(name)) for name in supporting)
+            return all(known[name] is not None for name in supporting)
         except PerfdrillError:
             return False
 
     sentences = []
     if has("regime", "launch_time", "eager_gpu_time"):
-        if round(float(values["regime"])) == 2:
+        if round(float(known["regime"])) == 2:
             sentences.append(
                 f"Overhead-bound: dispatching the kernels takes {show('launch_time')} and the GPU "
                 f"needs only {show('eager_gpu_time')} for them, so it idles; fuse the ops "
@@ -42,7 +50,7 @@ def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], A
                 "rewrites the tensor; fusing them cuts that traffic to one read and one write."
             )
     elif has("bound", "arithmetic_intensity", "ridge_point"):
-        if round(float(values["bound"])) == 1:
+        if round(float(known["bound"])) == 1:
             sentences.append(
                 f"Compute-bound: an intensity of {show('arithmetic_intensity')} is above the ridge point "
                 f"of {show('ridge_point')}, so the math units are the bottleneck; only fewer FLOPs, "
@@ -55,19 +63,19 @@ def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], A
                 "fusion) or more work per byte (a bigger batch) would help."
             )
     if has("verdict", "slowdown"):
-        suspicious = round(float(values["verdict"])) == 1
+        suspicious = round(float(known["verdict"])) == 1
         sentences.append(
             f"The measurement is {show('slowdown')}× the roofline estimate, so by the order-of-magnitude "
             f"rule it {'calls for a hunt for inefficiencies' if suspicious else 'makes sense'}."
         )
     if has("fits", "memory_required", "system_memory"):
-        fits = round(float(values["fits"])) == 1
+        fits = round(float(known["fits"])) == 1
         sentences.append(
             f"It needs {show('memory_required')} of the {show('system_memory')} available, so it "
             f"{'fits' if fits else 'does not fit'}."
         )
     if has("optimal_batch", "optimal_is_knee"):
-        if round(float(values["optimal_is_knee"])) == 1:
+        if round(float(known["optimal_is_knee"])) == 1:
             sentences.append(
                 "Past the knee every extra sequence adds compute time as fast as it adds tokens, so "
                 "throughput stops growing and only latency rises."

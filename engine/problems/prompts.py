@@ -17,17 +17,50 @@ from jinja2.sandbox import SandboxedEnvironment
 from perfdrill.engine.errors import PerfdrillError, TemplateError
 from perfdrill.engine.model.evaluation import INPUTS
 from perfdrill.engine.model.explain import display
-from perfdrill.engine.model.specs import Chip, Model
-from perfdrill.engine.model.units import format_quantity
+from perfdrill.engine.model.numbers import NBSP, format_quantity, quoted
+from perfdrill.engine.model.specs import Chip, Model, Sourced
 
 
 def _qty(value: float, unit: str = "1", digits: int = 3) -> str:
+    """`{{ x | qty("byte/s") }}`: a base-unit value with its prefix and unit (3.35 TB/s)."""
     return format_quantity(float(value), unit, digits=digits)
 
 
 def _num(value: float) -> str:
-    number = float(value)
-    return f"{int(number):,}" if number.is_integer() else f"{number:,.6g}"
+    """`{{ x | num }}`: a plain number, every digit of a whole one grouped (12,288)."""
+    return format_quantity(float(value), "1", digits=6)
+
+
+def _plural(count: float, noun: str, plural: str | None = None) -> str:
+    """`{{ batch | plural("sequence") }}`: the count and its noun, singular only for one
+    ("1 sequence", "8 sequences", "1,024 tokens")."""
+    many = plural or (noun + "es" if noun.endswith(("s", "x", "ch", "sh")) else noun + "s")
+    return f"{_num(count)}{NBSP}{noun if float(count) == 1 else many}"
+
+
+_VOWEL_LETTERS = set("AEFHILMNORSX")  # letter names said with a vowel first: "an H100", "an fp8"
+_CONSONANT_SOUNDS = ("uni", "use", "usu", "one", "once", "eu", "ur")  # "a unified", "a one-off"
+_SILENT_H = ("hour", "honest", "honour")
+
+
+def _a_an(text: object) -> str:
+    """`{{ chip.name | a_an }}`: the text after "a" or "an", as it is said aloud: "a Google TPU",
+    "an H100", "an fp8 kernel", "an 8-token prompt", "a 1,024-token prompt"."""
+    shown = str(text)
+    first = shown.lstrip("*_ (").split(" ")[0]
+    article = "a"
+    if first[:1].isdigit():
+        leading = first.split(",")[0].split(".")[0].split("-")[0]
+        article = "an" if leading.startswith("8") or leading in ("11", "18") else "a"
+    elif first[:1].isalpha():
+        spelled = any(c.isdigit() for c in first) or (first.isupper() and len(first) > 1)
+        if spelled:  # an acronym or a part number is read letter by letter
+            article = "an" if first[0].upper() in _VOWEL_LETTERS else "a"
+        else:
+            lowered = first.lower()
+            vowel = lowered[0] in "aeiou" and not lowered.startswith(_CONSONANT_SOUNDS)
+            article = "an" if vowel or lowered.startswith(_SILENT_H) else "a"
+    return f"{article} {shown}"
 
 
 @cache
@@ -37,6 +70,8 @@ def environment() -> SandboxedEnvironment:
     )
     env.filters["qty"] = _qty
     env.filters["num"] = _num
+    env.filters["plural"] = _plural
+    env.filters["a_an"] = _a_an
     return env
 
 
@@ -64,17 +99,17 @@ def render(text: str, context: Mapping[str, Any], *, file: str, field: str, line
 
 
 def chip_view(chip: Chip) -> dict[str, Any]:
-    """What a prompt may show of a chip: names and the spec's own written figures."""
+    """What a prompt may show of a chip: names and the spec's own figures, every digit kept."""
     return {
         "id": chip.id,
         "name": chip.name,
         "vendor": chip.vendor,
-        "memory": chip.memory.shown,
-        "memory_bandwidth": chip.memory_bandwidth.shown,
-        "peak": {dtype: value.shown for dtype, value in chip.peak_flops.items()},
-        "link_bandwidth": chip.link_bandwidth.shown if chip.link_bandwidth else "none",
-        "host_link_bandwidth": chip.host_link_bandwidth.shown if chip.host_link_bandwidth else "none",
-        "link_peer_bandwidth": chip.link_peer_bandwidth.shown if chip.link_peer_bandwidth else "none",
+        "memory": _quoted(chip.memory, "byte"),
+        "memory_bandwidth": _quoted(chip.memory_bandwidth, "byte/s"),
+        "peak": {dtype: _quoted(value, "FLOP/s") for dtype, value in chip.peak_flops.items()},
+        "link_bandwidth": _quoted(chip.link_bandwidth, "byte/s"),
+        "host_link_bandwidth": _quoted(chip.host_link_bandwidth, "byte/s"),
+        "link_peer_bandwidth": _quoted(chip.link_peer_bandwidth, "byte/s"),
         "link_topology": chip.link_topology or "unknown",
         "link_domain": chip.link_domain or 0,
         "link_summary": _link_summary(chip),
@@ -85,12 +120,16 @@ def chip_view(chip: Chip) -> dict[str, Any]:
     }
 
 
+def _quoted(figure: Sourced | None, unit: str) -> str:
+    return "none" if figure is None else quoted(figure.value, figure.shown, unit)
+
+
 def _link_summary(chip: Chip) -> str:
     """One sentence on how the chips of a node reach each other, with the spec's one-way figures."""
     if chip.link_bandwidth is None:
         return "The chips have no chip-to-chip link; they talk over PCIe."
-    total = chip.link_bandwidth.shown
-    peer = chip.link_peer_bandwidth.shown if chip.link_peer_bandwidth else total
+    total = _quoted(chip.link_bandwidth, "byte/s")
+    peer = _quoted(chip.link_peer_bandwidth, "byte/s") if chip.link_peer_bandwidth else total
     if chip.link_topology == "mesh" and chip.link_domain:
         return (
             f"Each GPU has its own link of {peer} one way to each of the other {chip.link_domain - 1} "

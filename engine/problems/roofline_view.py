@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.explain import display
+from perfdrill.engine.model.evaluation import computed, info
 from perfdrill.engine.model.units import format_quantity
+from perfdrill.engine.problems.explanation import scenario_change
 from perfdrill.engine.problems.variants import Variant
 
 Values = Callable[[str], Any]  # a quantity's value where the operation is looked at
@@ -170,28 +170,12 @@ def _roof_label(variant: Variant) -> str:
     return label + (f" at {mfu:.0%} MFU" if mfu < 1 else "")
 
 
-def _nice_ratio(ratio: float) -> str | None:
-    for candidate in (ratio, 1 / ratio):
-        if abs(candidate - round(candidate)) < 1e-6 and round(candidate) > 1:
-            return f"×{ratio:g}" if candidate == ratio else f"÷{round(candidate)}"
-    return None
-
-
 def what_if_names(variant: Variant) -> dict[str, str]:
-    """Each what-if scenario as a person reads it, e.g. "what-if: memory bandwidth of one chip ×2"."""
-    template = variant.template
-    names = {}
-    for scope, overrides in template.scenarios.items():
-        before, after = variant.values(None), variant.values(scope)
-        changes = []
-        for name in overrides:
-            meaning = INPUTS[name][1] if name in INPUTS else name.replace("_", " ")
-            old, new = before.get(name), after.get(name)
-            ratio = _nice_ratio(new / old) if isinstance(old, float | int) and old and new else None
-            shown = ratio or f"= {display(template.workload, name, new)}"
-            changes.append(f"{meaning} {shown}")
-        names[scope] = "what-if: " + ", ".join(changes)
-    return names
+    """Each what-if scenario as a person reads it, e.g. "what-if: twice the memory bandwidth"."""
+    return {
+        scope: f"what-if: {scenario_change(variant.template, variant, scope)}"
+        for scope in variant.template.scenarios
+    }
 
 
 def roofline_view(variant: Variant) -> RooflineView | None:

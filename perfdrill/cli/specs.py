@@ -90,12 +90,13 @@ def run(args: argparse.Namespace) -> int:
         console.print(table)
     if args.kind in (None, "models"):
         table = Table(title="Models")
-        for column in ("id", "name", "layers", "d_model", "heads/kv", "ffn", "experts"):
-            table.add_column(column)
+        for column in ("id", "name", "layers", "model width", "heads/KV heads", "MLP width", "experts"):
+            table.add_column(
+                column, justify="right" if column in ("layers", "model width", "MLP width") else "left"
+            )
         for m in book.models.values():
             experts = f"{m.experts_per_token}/{m.experts}" if m.is_moe else "—"
-            table.add_row(
-                m.id, m.name, str(m.layers), str(m.d_model), f"{m.heads}/{m.kv_heads}", str(m.ffn), experts
-            )
+            width, mlp = format_quantity(m.d_model, "1"), format_quantity(m.ffn, "1")  # 16,384
+            table.add_row(m.id, m.name, str(m.layers), width, f"{m.heads}/{m.kv_heads}", mlp, experts)
         console.print(table)
     return 0

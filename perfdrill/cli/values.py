@@ -30,8 +30,13 @@ def print_json(
 def print_results(
     workload: str, pairs: list[tuple[str, str]], values: dict[str, Any], given: set[str], *, explain: bool
 ) -> None:
+    """The results by the names `--json` and the omitted notes use, their values written by the one
+    formatter; with `explain`, the working behind them in labels."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from perfdrill.tui.wrapped import Wrapped
 
     console = Console(highlight=False)
     table = Table(show_header=True, header_style="bold")
@@ -41,7 +46,6 @@ def print_results(
         table.add_row(result, display(workload, quantity, values[quantity]))
     console.print(table)
     if explain:
-        for item in derivation(workload, [q for _, q in pairs], values, given):
-            console.print(f"[bold]{item.formula}[/]  [dim]# {item.doc}[/]")
-            console.print(f"    = {item.substituted}")
-            console.print(f"    = [bold green]{item.result}[/]")
+        steps = derivation(workload, [q for _, q in pairs], values, given).steps
+        lines = [(Text(step.line()).append(f"  # {step.doc}", style="dim"), 4) for step in steps]
+        console.print(Wrapped(lines))  # a number never leaves its unit at a line break

@@ -4,7 +4,6 @@ the expected values, the roofline and the worked explanation follow."""
 
 from __future__ import annotations
 
-from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,12 +12,13 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from perfdrill.engine.output import explanation_markdown
+from perfdrill.engine.output import explanation_lines
 from perfdrill.engine.practice import Outcome
 from perfdrill.engine.problems import CATALOGUE, Grade, Problem, letter
 from perfdrill.tui.messages import FreshVariant, NextQuestion, Revealed, TryAgain
 from perfdrill.tui.screens.confirm import ask_to_end
 from perfdrill.tui.widgets import RooflineChart, TitleBar, read_answer
+from perfdrill.tui.wrapped import explanation_text
 
 _STATUS = {"correct": ("✓ correct", "bold green"), "incorrect": ("✗ wrong", "bold red")}
 
@@ -115,7 +115,7 @@ class FeedbackScreen(Screen[None]):
                 if self.problem.roofline is not None:
                     yield RooflineChart(self.problem.roofline)
                 yield Static(Text("▶ Worked explanation: press x", style="bold"), id="explanation-title")
-                explanation = Static(Markdown(explanation_markdown(self.problem)), id="explanation")
+                explanation = Static(explanation_text(explanation_lines(self.problem)), id="explanation")
                 explanation.display = False
                 yield explanation
         yield Footer()

@@ -1,0 +1,123 @@
+"""Properties of what readers see, over a few hundred generated problems (issue 14): no identifier,
+no exponent notation, no "us", every figure in the one formatter's grammar and tied to its unit,
+and no term that is zero for the variant."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from perfdrill.engine.model import load_specs
+from perfdrill.engine.model.explain import Step
+from perfdrill.engine.problems.bank import load_bank
+from perfdrill.engine.problems.generation import Problem, generate
+from tests.reading import broken_rules, readable
+
+BANK, SPECS = load_bank([]), load_specs([])
+SEEDS = range(10)  # 10 variants of each of the bank's templates: a few hundred problems
+
+
+def _problems() -> Iterator[Problem]:
+    for template in BANK.select():
+        for seed in SEEDS:
+            yield generate(template, seed, SPECS)
+
+
+PROBLEMS = list(_problems())
+
+
+def test_enough_problems_are_checked() -> None:
+    assert len(PROBLEMS) >= 300
+
+
+def test_the_checks_catch_what_issue_14_found() -> None:
+    """The rules can fail: each quoted fault from the issue is caught."""
+    for text in (
+        "`moe_layers = -dense_layers + layers`",  # a code span is code...
+        "moe_layers = -dense_layers + layers",  # ...but in prose, an identifier
+        "4.82e+05 EFLOP",
+        "2388 us",
+        "1979 next to 3,584",
+        "2765 GB/s",
+        "[us]",
+    ):
+        found = broken_rules(text.replace("`", "") if text.startswith("`") else text)
+        assert found, text
+    assert not broken_rules("4.82\u00a0EFLOP and 2.39\u00a0ms for 3,584 of 1.4M")
+
+
+@pytest.mark.parametrize("where", ["prompt", "part", "answer", "choices", "hint", "explanation"])
+def test_what_readers_see_follows_the_rules(where: str) -> None:
+    faults = [
+        (problem.id, problem.seed, fault)
+        for problem in PROBLEMS
+        for place, text in readable(problem)
+        if place.split()[0] == where
+        for fault in broken_rules(text)
+    ]
+    assert faults == []
+
+
+def _nodes(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _nodes(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _nodes(item)
+
+
+def _steps(problem: Problem) -> Iterator[Step]:
+    for section in problem.explanation.sections:
+        yield from (item for item in section.items if isinstance(item, Step))
+    yield from (step for _, step in problem.explanation.answers)
+
+
+def test_no_term_that_is_zero_for_the_variant_is_shown() -> None:
+    zeros = [
+        (problem.id, problem.seed, step.line())
+        for problem in PROBLEMS
+        for step in _steps(problem)
+        for node in _nodes([step.formula, step.substituted])
+        if node.get("k") == "num" and node.get("t") == "0"
+    ]
+    assert zeros == []
+
+
+def test_every_part_answered_by_one_quantity_is_marked_in_the_working() -> None:
+    """A reader finds each numeric or choice answer as a marked step (or an answer step)."""
+    for problem in PROBLEMS:
+        marked = {
+            letter.strip()
+            for section in problem.explanation.sections
+            for letters in section.parts.values()
+            for letter in letters.split(",")
+        } | {letter for letter, _ in problem.explanation.answers}
+        for index, part in enumerate(problem.template.parts):
+            if part.answer is not None and part.sweep is None and part.answer.names:
+                assert chr(ord("a") + index) in marked, (problem.id, problem.seed, part.name)
+
+
+def test_a_step_that_answers_a_part_ends_in_the_keys_answer() -> None:
+    for problem in PROBLEMS:
+        for section in problem.explanation.sections:
+            for item in section.items:
+                letters = section.parts.get(item.name, "") if isinstance(item, Step) else ""
+                if not letters or item.formula is None:
+                    continue
+                part = problem.parts[ord(letters[0]) - ord("a")]
+                if part.kind == "numeric":
+                    assert item.result == part.shown_answer, (problem.id, problem.seed, item.line())
+
+
+def test_a_large_what_if_ratio_is_written_by_the_formatter() -> None:
+    """A what-if can scale an input thousands of times (batch 1 to 4,678): the ratio is a figure too."""
+    from perfdrill.engine.problems.explanation import _moved, _ratio_words
+
+    problem = PROBLEMS[0]
+    step = Step("flops", "FLOPs", None, None, "254\u00a0TFLOP", 4678.0)
+    assert _ratio_words(4678.0) == ("up", 4678)
+    assert _moved(problem.template, problem.variant, step, 1.0) == "FLOPs grows 4,678× to 254\u00a0TFLOP"
