@@ -66,7 +66,7 @@ class PerfdrillApp(App[None]):
     def _start_screen(self) -> StartScreen:
         ids = (sorted(self.specs.chips), sorted(self.specs.models)) if self.specs is not None else None
         unfinished, history = self.store.unfinished(), history_line(self.store.family_stats())
-        return StartScreen(self.defaults, unfinished, history, ids)
+        return StartScreen(self.defaults, unfinished, history, ids, _family_titles(self.bank))
 
     @work(thread=True, exit_on_error=False)
     def load_bank(self) -> None:
@@ -79,6 +79,8 @@ class PerfdrillApp(App[None]):
 
     def _bank_loaded(self, bank: Bank, specs: SpecBook) -> None:
         self.bank, self.specs = bank, specs
+        for problem in bank.skipped:  # a broken template of the user's own: said, then left out
+            self.notify(problem.one_line(), title="Left out of the bank", severity="warning", timeout=10)
         if self.resume_at_once and self.store.unfinished() is not None:
             self.post_message(messages.ResumeSession())
         elif self.start_at_once:
@@ -88,7 +90,7 @@ class PerfdrillApp(App[None]):
             self.notify("There is no interrupted session to continue.")
         for screen in self.screen_stack:
             if isinstance(screen, StartScreen):
-                screen.bank_ready(sorted(specs.chips), sorted(specs.models))
+                screen.bank_ready(sorted(specs.chips), sorted(specs.models), _family_titles(bank))
 
     # Session flow -------------------------------------------------------------------------
 
@@ -201,3 +203,7 @@ class PerfdrillApp(App[None]):
             self.screen.dismiss()
         else:
             self.push_screen(HelpScreen())
+
+
+def _family_titles(bank: Bank | None) -> dict[str, str] | None:
+    return {family.id: family.title for family in bank.families.values()} if bank is not None else None

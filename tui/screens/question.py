@@ -9,7 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from perfdrill.engine.problems import FAMILIES, Problem, letter
+from perfdrill.engine.problems import Problem, letter
 from perfdrill.tui.messages import EndSession, SpecsToggled, Submitted
 from perfdrill.tui.widgets import PartInput, SpecPanel, TitleBar
 
@@ -37,7 +37,7 @@ class QuestionScreen(Screen[None]):
         with Horizontal():
             with VerticalScroll(id="question"):
                 yield Static(
-                    f"[b]{template.title}[/]  [dim]{FAMILIES[template.family]} · {template.difficulty}"
+                    f"[b]{template.title}[/]  [dim]{template.family_title} · {template.difficulty}"
                     f" · question {self.progress} · {self.problem.id} #{self.problem.seed}[/]",
                     id="question-title",
                 )

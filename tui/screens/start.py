@@ -51,12 +51,14 @@ class StartScreen(Screen[None]):
         unfinished: StoredSession | None,
         history: Text,
         spec_ids: tuple[list[str], list[str]] | None = None,
+        families: dict[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.defaults = defaults
         self.unfinished = unfinished
         self.history = history
         self.spec_ids = spec_ids  # chip and model ids, once the bank has loaded
+        self.families = families  # the bank's families (id -> title), once it has loaded
         self.ready = False
 
     def compose(self) -> ComposeResult:
@@ -116,7 +118,7 @@ class StartScreen(Screen[None]):
         self.query_one("#families", SelectionList).focus()
         self.show_history(self.unfinished, self.history)
         if self.spec_ids is not None:
-            self.bank_ready(*self.spec_ids)
+            self.bank_ready(*self.spec_ids, self.families)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.unfinished is not None if action == "resume" else True
@@ -132,9 +134,14 @@ class StartScreen(Screen[None]):
             button.label = f"Continue {done}/{unfinished.plan.total or '∞'}"
         self.query_one("#history", Static).update(history)
 
-    def bank_ready(self, chips: list[str], models: list[str]) -> None:
-        """The bank and specs are loaded: offer their ids and allow starting."""
+    def bank_ready(self, chips: list[str], models: list[str], families: dict[str, str] | None = None) -> None:
+        """The bank and specs are loaded: offer their ids (and the families your templates
+        declare) and allow starting."""
         self.ready = True
+        picker = self.query_one("#families", SelectionList)
+        for family, title in (families or {}).items():
+            if family not in FAMILIES:
+                picker.add_option((title, family, family in self.defaults.families))
         self.query_one("#chips", Input).suggester = SuggestFromList(chips, case_sensitive=False)
         self.query_one("#models", Input).suggester = SuggestFromList(models, case_sensitive=False)
         button = self.query_one("#start-button", Button)
