@@ -10,24 +10,28 @@ from functools import cached_property
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
-from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.explain import Step, derivation, display
+from perfdrill.engine.model.evaluation import INPUTS, info
+from perfdrill.engine.model.explain import Step, derivation
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.model.units import format_quantity
-from perfdrill.engine.problems.answer_units import answer_factor
+from perfdrill.engine.problems.answer_units import answer_factor, derived_scales
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
+from perfdrill.engine.problems.expressions import describe
+from perfdrill.engine.problems.formula_steps import FORMULAS_HEADING, explained_names, formula_steps
 from perfdrill.engine.problems.insight import insights
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.prompts import context, render
 from perfdrill.engine.problems.roofline_view import RooflineView, roofline_view
-from perfdrill.engine.problems.templates import PROMPT_FILE, Part, Template
+from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import (
     MAX_DRAWS,
     Variant,
     draw,
     mistake_value,
+    parameter_scales,
     rng_for,
     round_sig,
+    scenario_changes,
     scenario_inputs,
 )
 
@@ -120,7 +124,7 @@ def variant_seed(set_seed: int, index: int) -> int:
 
 
 def _located(template: Template, field: str, line: int | None, exc: Exception) -> TemplateError:
-    message = exc.message if isinstance(exc, PerfdrillError) else f"{type(exc).__name__}: {exc}"
+    message = exc.message if isinstance(exc, PerfdrillError) else describe(exc)
     return TemplateError(message, file=template.file, line=line, field=field)
 
 
@@ -128,13 +132,16 @@ def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
     """Parameters for `seed` that meet every constraint, by bounded rejection sampling."""
     rng = rng_for(template.id, seed)
     failures: Counter[int] = Counter()
+    parameter_scales(template)  # a unit the engine cannot read fails here, at its own line
+    scales = derived_scales(template)
     for _ in range(MAX_DRAWS):
         params = {parameter.name: draw(parameter, rng, specs, template) for parameter in template.parameters}
         inputs = scenario_inputs(template, params, specs)
         variant = Variant(template, params, inputs)
         for derived in template.derived:
             try:
-                inputs[derived.name] = round_sig(float(variant.evaluate(derived.value)), derived.sig_figs)
+                shown = round_sig(float(variant.evaluate(derived.value)), derived.sig_figs)
+                inputs[derived.name] = shown * scales.get(derived.name, 1.0)
             except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
                 raise _located(template, f"derived.{derived.name}", derived.line, exc) from None
             variant = Variant(template, params, inputs)
@@ -160,28 +167,44 @@ def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
     )
 
 
+def display_units(template: Template) -> dict[str, str]:
+    """The unit each parameter and derived value is shown in, where the template gives one."""
+    units = {d.name: d.unit for d in template.derived if d.unit}
+    return units | {p.name: p.unit for p in template.parameters if p.unit}
+
+
 def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
     variant = draw_variant(template, seed, specs)
-    units = {d.name: d.unit for d in template.derived if d.unit}
-    text_context = context(
-        variant.params, variant.inputs, lambda n: variant.lookup(n, None), template.workload, units
-    )
-    prompt = render(template.prompt, text_context, file=str(template.folder / PROMPT_FILE), field="prompt")
+    units = display_units(template)
+    text_context = context(variant, units)
+    prompt = render(template.prompt, text_context, file=template.prompt_file, field="prompt")
     parts = tuple(_part(template, part, variant, text_context) for part in template.parts)
     hints = tuple(
-        render(hint, text_context, file=template.file, field=f"hints[{i}]", line=template.line_of("hints"))
+        render(
+            hint,
+            text_context,
+            file=template.file,
+            field=f"hints[{i}]",
+            line=template.line("hints", i),
+            inline=True,
+        )
         for i, hint in enumerate(template.hints)
     )
     sentences = insights(template.workload, variant.values(None), lambda name: variant.lookup(name, None))
     if template.insight:
-        sentences.append(render(template.insight, text_context, file=template.file, field="insight"))
+        sentences.append(
+            render(
+                template.insight, text_context, file=template.file, field="insight",
+                line=template.line("insight"), inline=True,
+            )
+        )  # fmt: skip
     return Problem(
         template=template,
         seed=seed,
         prompt=prompt,
         parts=parts,
         hints=hints,
-        sections=_sections(template, variant),
+        sections=_sections(template, variant, parts),
         insights=tuple(sentences),
         chips=_drawn(variant, Chip),
         models=_drawn(variant, Model),
@@ -202,8 +225,9 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
     field = f"parts.{part.name}"
     try:
         prompt = render(
-            part.prompt, text_context, file=template.file, field=f"{field}.prompt", line=part.line
-        )
+            part.prompt, text_context, file=template.file, field=f"{field}.prompt",
+            line=part.prompt_line or part.line, inline=True,
+        )  # fmt: skip
         if part.kind == "numeric":
             assert part.answer is not None
             factor = answer_factor(template, part)
@@ -255,24 +279,18 @@ def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[st
     return options, (label,)
 
 
-def _sections(template: Template, variant: Variant) -> tuple[Section, ...]:
+def _sections(template: Template, variant: Variant, parts: tuple[ProblemPart, ...]) -> tuple[Section, ...]:
     wanted: dict[str | None, list[str]] = {}
-    for part in template.parts:
-        if part.answer is not None and part.sweep is None:
-            for scope, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1])):
-                if name in computed(template.workload):
-                    wanted.setdefault(scope, [])
-                    if name not in wanted[scope]:
-                        wanted[scope].append(name)
+    for scope, name in explained_names(template):
+        wanted.setdefault(scope, []).append(name)
     sections = []
     for scope, names in wanted.items():
         values = variant.values(scope)
         given = set(variant.inputs) if scope is None else set(variant.inputs) | set(template.scenarios[scope])
-        heading = ""
-        if scope is not None:
-            changed = ", ".join(
-                f"{k} = {display(template.workload, k, values[k])}" for k in template.scenarios[scope]
-            )
-            heading = f"{scope}: {changed}"
+        heading = f"{scope}: {scenario_changes(variant, scope)}" if scope is not None else ""
         sections.append(Section(heading, tuple(derivation(template.workload, names, values, given))))
+    answers = {part.name: part.shown_answer for part in parts if part.kind == "numeric"}
+    steps = formula_steps(variant, display_units(template), answers)
+    if steps:
+        sections.append(Section(FORMULAS_HEADING, steps))
     return tuple(sections)
