@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import write_template
+from tests.test_hostile_files import billion_laughs
 
 GOOD = """
 id: matmul/attempt
@@ -43,12 +44,6 @@ def nested(depth: int) -> str:
 
 def long_sum(terms: int) -> str:
     return "+".join(["1"] * terms)
-
-
-def billion_laughs(levels: int = 10) -> str:
-    lines = ["lol: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
-    lines += [f"l{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, levels)]
-    return "\n".join(lines) + "\n"
 
 
 # name -> (question.yaml, prompt.md.j2, what the finding must say)

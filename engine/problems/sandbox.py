@@ -4,10 +4,9 @@ Jinja2's ImmutableSandboxedEnvironment is the wall: no `__class__` tricks, no im
 changing lists or dicts. This module adds the limits, so that no template can hang, exhaust memory
 or flood a terminal, each past-limit one located line naming the limit:
 
-- sizes: every string a template makes (by `*`, `+`, `~`, `%`, a str method, a filter, a macro, a
-  block) stays under MAX_TEXT characters, every list under MAX_ITEMS items and every whole number
-  under MAX_INT_BITS bits. Each is checked *before* the work where the work could be huge (`*`,
-  `**`, widths, `join`, `replace`), and after every call for anything else;
+- sizes (size_limits.py): every string a template makes (by `*`, `+`, `~`, `%`, a str method, a
+  filter, a macro, a block) stays under MAX_TEXT characters, every list under MAX_ITEMS items and
+  every whole number under MAX_INT_BITS bits, checked before the work where the work could be huge;
 - time: every loop iteration, call, operator and filter is a step; a rendering stops after
   MAX_STEPS of them (deterministic) or MAX_SECONDS, so nested loops and heavy filters stop, and a
   macro that calls itself ends at Python's recursion limit, as one located line;
@@ -19,7 +18,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import string
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
@@ -35,10 +33,25 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.utils import missing, pass_context
 
 from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.problems.size_limits import (
+    FILTER_CHECKS,
+    MAX_INT_BITS,
+    MAX_ITEMS,
+    MAX_TEXT,
+    METHOD_CHECKS,
+    ResourceLimit,
+    bounded_concat,
+    check_size,
+    expect,
+    joined,
+    limit,
+    materialized,
+    power,
+    printf,
+    repeat,
+    str_format,
+)
 
-MAX_TEXT = 100_000  # characters in any string a template makes, and in what it renders
-MAX_ITEMS = 100_000  # items in a list or range
-MAX_INT_BITS = 4_096  # about 1,200 digits; no question needs numbers past 1e300
 MAX_STEPS = 200_000  # loop iterations, calls, operators and filters in one rendering; a prompt needs dozens
 MAX_SECONDS = 2.0  # one rendering's wall-clock budget (a prompt takes milliseconds)
 TEMPLATE_FILE = "<template>"  # the file name Jinja2 compiles `from_string` templates under
@@ -49,11 +62,6 @@ COUNTED = "_counted"  # the filter every loop's iterable is passed through
 _CONTROL = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 )
-_PRINTF_SIZE = re.compile(r"%[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?")
-
-
-class ResourceLimit(Exception):
-    """A template went past one of the limits above."""
 
 
 class _Budget:
@@ -66,9 +74,9 @@ class _Budget:
     def tick(self) -> None:
         self.steps += 1
         if self.steps > MAX_STEPS:
-            raise _limit(f"the template ran more than {MAX_STEPS:,} steps (a loop too long?)")
+            raise limit(f"the template ran more than {MAX_STEPS:,} steps (a loop too long?)")
         if time.monotonic() > self.deadline:
-            raise _limit(f"rendering took more than {MAX_SECONDS:g} s")
+            raise limit(f"rendering took more than {MAX_SECONDS:g} s")
 
 
 _BUDGET: ContextVar[_Budget | None] = ContextVar("perfdrill_render_budget", default=None)
@@ -97,153 +105,12 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
-def _limit(what: str) -> ResourceLimit:
-    return ResourceLimit(f"resource limit: {what}")
-
-
-def check_size(value: Any) -> Any:
-    """`value`, unless it is a string, collection or whole number past the limits."""
-    if isinstance(value, str):
-        if len(value) > MAX_TEXT:
-            raise _limit(f"a text of {len(value):,} characters (at most {MAX_TEXT:,})")
-    elif isinstance(value, int) and not isinstance(value, bool):
-        if value.bit_length() > MAX_INT_BITS:
-            raise _limit(f"a whole number of over {MAX_INT_BITS:,} bits")
-    elif isinstance(value, list | tuple | dict | set | frozenset | range) and len(value) > MAX_ITEMS:
-        raise _limit(f"a collection of {len(value):,} items (at most {MAX_ITEMS:,})")
-    return value
-
-
-def _expect(size: float, cap: int, what: str, unit: str = "characters") -> None:
-    """Refuse work whose result would be `size` `unit` when at most `cap` are allowed."""
-    if size > cap:
-        raise _limit(f"{what} would make {size:,.0f} {unit} (at most {cap:,})")
-
-
-def _length(value: Any) -> int:
-    return len(value) if isinstance(value, Sized) else 1
-
-
-def _repeat(sequence: Any, times: Any) -> None:
-    """Before `sequence * times`: the result's size."""
-    if isinstance(times, int) and isinstance(sequence, str | list | tuple):
-        cap, unit = (MAX_TEXT, "characters") if isinstance(sequence, str) else (MAX_ITEMS, "items")
-        _expect(len(sequence) * max(times, 0), cap, "repeating", unit)
-
-
-def _power(base: Any, exponent: Any) -> None:
-    """Before `base ** exponent` on whole numbers: the result's bits (pow is one C call)."""
-    if isinstance(base, int) and isinstance(exponent, int) and exponent > 0 and abs(base) > 1:
-        _expect(exponent * abs(base).bit_length(), MAX_INT_BITS, f"{base} ** {exponent}", "bits")
-
-
-def _printf(text: Any) -> None:
-    """Before `text % args`: a width or precision is a size (`%999999999s`)."""
-    if isinstance(text, str):
-        for match in _PRINTF_SIZE.finditer(text):
-            for size in match.groups():
-                if size == "*":
-                    raise _limit("'*' widths in % formatting")
-                if size:
-                    _expect(int(size), MAX_TEXT, "a % format width")
-
-
-def _str_format(text: str) -> None:
-    """Before `text.format(...)`: widths and precisions of its fields (`{:>999999999}`)."""
-    try:
-        fields = list(string.Formatter().parse(text))
-    except ValueError:
-        return  # str.format raises the same error itself
-    for _, _, spec, _ in fields:
-        if spec and "{" in spec:
-            raise _limit("nested {} fields in a format spec")
-        for number in re.findall(r"\d+", spec or ""):
-            _expect(int(number), MAX_TEXT, "a format width or precision")
-
-
-def _materialized(items: Any) -> list[Any] | tuple[Any, ...]:
-    """`items` as a list, stopping past MAX_ITEMS (a `map` or `select` result is a generator)."""
-    if isinstance(items, list | tuple):
-        return check_size(items)
-    listed: list[Any] = []
-    for item in items:
-        listed.append(item)
-        if len(listed) > MAX_ITEMS:
-            raise _limit(f"a collection of over {MAX_ITEMS:,} items")
-    return listed
-
-
-def _joined(separator: Any, items: list[Any] | tuple[Any, ...]) -> None:
-    total = sum(len(str(item)) for item in items) + len(str(separator)) * len(items)
-    _expect(total, MAX_TEXT, "joining")
-
-
-def _replaced(text: Any, old: Any, new: Any, count: Any) -> None:
-    if isinstance(text, str) and isinstance(old, str) and isinstance(new, str):
-        hits = text.count(old) if old else len(text) + 1
-        if isinstance(count, int) and count >= 0:
-            hits = min(hits, count)
-        _expect(len(text) + hits * len(new), MAX_TEXT, "replacing")
-
-
-def _widened(text: Any, width: Any) -> None:
-    if isinstance(width, int):
-        _expect(len(str(text)) + width, MAX_TEXT, "a width")
-
-
-def _indented(text: Any, width: Any) -> None:
-    indent = len(width) if isinstance(width, str) else width if isinstance(width, int) else 0
-    _expect(len(str(text)) + (str(text).count("\n") + 1) * indent, MAX_TEXT, "indenting")
-
-
-def _wrapped(text: Any, width: Any, wrapstring: Any) -> None:
-    lines = len(str(text)) // max(width if isinstance(width, int) else 1, 1) + 1
-    _expect(len(str(text)) + lines * len(str(wrapstring or "\n")), MAX_TEXT, "wrapping")
-
-
-def _at_most(count: Any) -> None:
-    if isinstance(count, int):
-        _expect(count, MAX_ITEMS, "a batch or slice count", "items")
-
-
-def _numbers_only(start: Any) -> None:
-    if not isinstance(start, int | float):
-        raise _limit("sum adds numbers only")
-
-
-# What a filter could blow up, checked on its bound arguments before it runs; a check may
-# replace an argument (a generator it had to read).
-def _join_filter(arguments: dict[str, Any]) -> None:
-    arguments["value"] = _materialized(arguments["value"])
-    _joined(arguments.get("d", ""), arguments["value"])
-
-
-_FILTER_CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "center": lambda a: _widened(a["value"], a.get("width", 80)),
-    "indent": lambda a: _indented(a["s"], a.get("width", 4)),
-    "wordwrap": lambda a: _wrapped(a["s"], a.get("width", 79), a.get("wrapstring")),
-    "replace": lambda a: _replaced(str(a["s"]), a["old"], a["new"], a.get("count")),
-    "join": _join_filter,
-    "format": lambda a: _printf(a["value"]),
-    "sum": lambda a: _numbers_only(a.get("start", 0)),
-    "batch": lambda a: _at_most(a["linecount"]),
-    "slice": lambda a: _at_most(a["slices"]),
-}
-# The same for str methods, on (the string, positional arguments).
-_METHOD_CHECKS: dict[str, Callable[[str, tuple[Any, ...]], None]] = {
-    "center": lambda s, a: _widened(s, a[0] if a else 0),
-    "ljust": lambda s, a: _widened(s, a[0] if a else 0),
-    "rjust": lambda s, a: _widened(s, a[0] if a else 0),
-    "zfill": lambda s, a: _widened(s, a[0] if a else 0),
-    "expandtabs": lambda s, a: _indented(s, a[0] if a else 8),
-    "replace": lambda s, a: _replaced(s, a[0], a[1], a[2] if len(a) > 2 else -1) if len(a) > 1 else None,
-}
 _REFUSED_FILTERS = ("random",)  # a random pick would change the variant a seed names
 _REFUSED_METHODS = ("translate",)  # its table can expand every character into a long text
 
 
 def _bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    check = _FILTER_CHECKS.get(name)
+    check = FILTER_CHECKS.get(name)
     signature = inspect.signature(function) if check is not None else None
 
     @wraps(function)  # keeps Jinja2's pass_context/pass_environment marks
@@ -260,7 +127,7 @@ def _bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., An
 
 def _bounded_range(*args: int) -> range:
     numbers = range(*args)
-    _expect(len(numbers), MAX_ITEMS, "range", "items")
+    expect(len(numbers), MAX_ITEMS, "range", "items")
     return numbers
 
 
@@ -279,19 +146,6 @@ class _Generator(CodeGenerator):
             self.visit(argument, frame)
             self.write(", ")
         self.write(")))")
-
-
-def bounded_concat(pieces: Iterable[Any]) -> str:
-    """`"".join(pieces)`, stopping as soon as the text passes MAX_TEXT characters."""
-    parts: list[str] = []
-    total = 0
-    for piece in pieces:
-        text = str(piece)
-        total += len(text)
-        if total > MAX_TEXT:
-            raise _limit(f"the text grows past {MAX_TEXT:,} characters")
-        parts.append(text)
-    return "".join(parts)
 
 
 class BoundedEnvironment(ImmutableSandboxedEnvironment):
@@ -317,23 +171,23 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
     def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
         _tick()
         if operator == "*":
-            _repeat(left, right)
-            _repeat(right, left)
+            repeat(left, right)
+            repeat(right, left)
             if isinstance(left, int) and isinstance(right, int):
-                _expect(left.bit_length() + right.bit_length(), MAX_INT_BITS, "multiplying", "bits")
+                expect(left.bit_length() + right.bit_length(), MAX_INT_BITS, "multiplying", "bits")
         elif operator == "**":
-            _power(left, right)
+            power(left, right)
         elif operator == "%":
-            _printf(left)
+            printf(left)
         elif operator == "+" and isinstance(left, str | list | tuple) and isinstance(right, Sized):
             cap, unit = (MAX_TEXT, "characters") if isinstance(left, str) else (MAX_ITEMS, "items")
-            _expect(len(left) + len(right), cap, "adding", unit)
+            expect(len(left) + len(right), cap, "adding", unit)
         return check_size(super().call_binop(context, operator, left, right))
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         wrapper = super().wrap_str_format(value)
         if wrapper is not None:
-            _str_format(value.__self__)
+            str_format(value.__self__)
         return wrapper
 
     def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
@@ -345,10 +199,10 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
             if name in _REFUSED_METHODS:
                 raise SecurityError(f"str.{name} is not allowed in templates")
             if name == "join" and args:
-                args = (_materialized(args[0]), *args[1:])
-                _joined(__obj.__self__, args[0])
-            elif name in _METHOD_CHECKS:
-                _METHOD_CHECKS[name](__obj.__self__, args)
+                args = (materialized(args[0]), *args[1:])
+                joined(__obj.__self__, args[0])
+            elif name in METHOD_CHECKS:
+                METHOD_CHECKS[name](__obj.__self__, args)
         for argument in (*args, *kwargs.values()):
             check_size(argument)
         return check_size(super().call(__context, __obj, *args, **kwargs))
