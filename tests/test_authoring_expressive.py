@@ -86,6 +86,9 @@ def test_two_models_in_one_question(speculative) -> None:  # type: ignore[no-unt
     assert speculative.part("tokens").value == pytest.approx(3.3616, rel=1e-9)
     assert speculative.part("speedup").value == pytest.approx(2.29, abs=0.01)
     assert [m.id for m in speculative.models] == ["llama-3.1-70b", "llama-3.1-8b"]
+    from perfdrill.engine.output.document import scenario_names
+
+    assert scenario_names(speculative) == {"drafting": "what-if: model = Llama 3.1 8B"}  # printed plots
 
 
 def test_given_shows_scenarios_and_converts_units(speculative) -> None:  # type: ignore[no-untyped-def]

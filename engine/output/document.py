@@ -18,6 +18,7 @@ from perfdrill.engine.output.plots import roofline_plot
 from perfdrill.engine.output.spec_facts import spec_tables
 from perfdrill.engine.output.versions import Slot
 from perfdrill.engine.problems.generation import Problem, ProblemPart
+from perfdrill.engine.problems.variants import swapped_specs
 
 RUNNING_TITLE = 60  # characters of the title a page header repeats; the first page has it all
 
@@ -132,7 +133,7 @@ def scenario_names(problem: Problem) -> dict[str, str]:
     names = {}
     for scope, overrides in problem.template.scenarios.items():
         before, after = variant.values(None), variant.values(scope)
-        changes = []
+        changes = swapped_specs(variant, scope)  # another chip or model
         for name in overrides:
             meaning = INPUTS[name][1] if name in INPUTS else name
             old, new = before.get(name), after.get(name)

@@ -227,13 +227,16 @@ class Variant:
         return inputs
 
 
+def swapped_specs(variant: Variant, scope: str) -> list[str]:
+    """The chip, model or dtypes scenario `scope` swaps in, as read: ["model = Llama 3.1 8B"]."""
+    swapped = variant.template.scenario_specs.get(scope, {}).items()
+    return [f"{key} = {getattr(variant.params.get(v, v), 'name', v)}" for key, v in swapped]
+
+
 def scenario_changes(variant: Variant, scope: str) -> str:
     """What scenario `scope` changes, as a person reads it: "model = Llama 3.1 8B, batch = 16"."""
     template = variant.template
-    changes = []
-    for key, value in template.scenario_specs.get(scope, {}).items():
-        chosen = variant.params.get(value, value)
-        changes.append(f"{key} = {getattr(chosen, 'name', chosen)}")
+    changes = swapped_specs(variant, scope)
     values = variant.values(scope)
     changes += [
         f"{name} = {display(template.workload, name, values[name])}" for name in template.scenarios[scope]
