@@ -106,6 +106,20 @@ def test_text_used_as_a_chip_count_is_located(tmp_path: Path, run_cli) -> None: 
     )
 
 
+def test_a_choice_answer_must_be_one_labelled_quantity(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    # Found by tests/test_template_fuzz.py: `answer: 0` on a choice part ended in a traceback.
+    question = GOOD.replace(
+        "    unit: GB\n", "    unit: GB\n  - {name: larger, kind: choice, prompt: Which?, answer: 0}\n"
+    )
+    write_template(tmp_path, "kv_cache/mine", question)
+    code, lines = _check(tmp_path, run_cli)
+    assert code == 1 and lines[0].startswith(
+        f"{tmp_path.name}/kv_cache/mine/question.yaml:23: parts[1].answer: a choice answer names one "
+        "labelled quantity (bound, fits, larger_read,"
+    ), lines[0]
+    assert lines[0].endswith("not '0'")
+
+
 @pytest.mark.parametrize(
     ("prompt", "finding"),
     [

@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
-from perfdrill.engine.model.evaluation import INPUTS, info
+from perfdrill.engine.model.evaluation import INPUTS, computed, info
 from perfdrill.engine.model.explain import Step, derivation
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.model.units import format_quantity
@@ -262,8 +262,8 @@ def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[st
             if Variant(template, variant.params, {**variant.inputs, part.sweep: value}).evaluate(part.answer):
                 correct.append(label)
         return tuple(choices), tuple(correct)
-    scope, name = next(iter(part.answer.names))
-    labels = info(template.workload, name).labels
+    scope, name = next(iter(part.answer.names), (None, ""))
+    labels = info(template.workload, name).labels if name in computed(template.workload) else None
     if labels is None or len(part.answer.names) != 1:
         raise TemplateError(
             f"a choice answer must name one labelled quantity, not {part.answer.text!r}",

@@ -7,11 +7,12 @@ and a constraint must be a condition (true or false), not a number.
 
 from __future__ import annotations
 
+import ast
 import difflib
 from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING
 
-from perfdrill.engine.model.evaluation import INPUTS, computed
+from perfdrill.engine.model.evaluation import INPUTS, computed, info
 from perfdrill.engine.problems.expressions import Expression, shorten
 from perfdrill.engine.schema import Where
 
@@ -100,10 +101,28 @@ def check_names(template: Template, where: Where) -> None:
                     "" if not is_input else " (inputs may use parameters and the chip's and model's values)"
                 )
                 raise where.error(f"unknown name {name!r}{_nearest(name, known)}{more or hint}", *path)
+    _check_choice_answers(template, where)
     for index, (expression, _) in enumerate(template.constraints):
         if not expression.is_condition:
             raise where.error(
                 f"a constraint must be true or false, such as 'x >= 2', "
                 f"but {shorten(expression.text)} is a number",
                 "constraints", index,
+            )  # fmt: skip
+
+
+def _check_choice_answers(template: Template, where: Where) -> None:
+    """A choice part's computed answer is one labelled quantity, whose labels become the choices."""
+    labelled = [q for q in computed(template.workload) if info(template.workload, q).labels is not None]
+    for index, part in enumerate(template.parts):
+        if part.kind != "choice" or part.answer is None:
+            continue
+        names = {name for _, name in part.answer.names}
+        if len(part.answer.names) != 1 or not isinstance(part.answer.tree, ast.Name | ast.Attribute):
+            names = set()
+        if not names & set(labelled):
+            raise where.error(
+                f"a choice answer names one labelled quantity ({', '.join(labelled) or 'none here'}), "
+                f"not {shorten(part.answer.text)}",
+                "parts", index, "answer",
             )  # fmt: skip
