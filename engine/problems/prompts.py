@@ -202,6 +202,9 @@ def model_view(model: Model) -> dict[str, Any]:
     return view
 
 
+_INPUT_UNITS = {name: unit for name, (unit, _doc) in INPUTS.items()}
+
+
 class Given(Mapping[str, str]):
     """`given.name` in a template: a parameter, an input or any computed quantity, formatted with
     its unit; `given.scenario.name` the same in a named scenario.
@@ -212,7 +215,7 @@ class Given(Mapping[str, str]):
     def __init__(self, variant: Variant, units: Mapping[str, str], scope: str | None = None) -> None:
         self._variant = variant
         self._declared = dict(units)
-        self._units = {name: unit for name, (unit, _doc) in INPUTS.items()} | self._declared
+        self._units = _INPUT_UNITS | self._declared
         self._scope = scope
 
     def __getitem__(self, name: str) -> Any:

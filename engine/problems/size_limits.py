@@ -166,10 +166,9 @@ def bounded_concat(pieces: Iterable[Any]) -> str:
     """`"".join(pieces)`, stopping as soon as the text passes MAX_TEXT characters."""
     parts: list[str] = []
     total = 0
-    for piece in pieces:
-        text = str(piece)
-        total += len(text)
+    for piece in pieces:  # compiled templates yield text, and `~` maps its operands to str
+        total += len(piece)
         if total > MAX_TEXT:
             raise limit(f"the text grows past {MAX_TEXT:,} characters")
-        parts.append(text)
+        parts.append(piece)
     return "".join(parts)
