@@ -139,8 +139,9 @@ class StartScreen(Screen[None]):
         declare) and allow starting."""
         self.ready = True
         picker = self.query_one("#families", SelectionList)
+        offered = {picker.get_option_at_index(i).value for i in range(picker.option_count)}
         for family, title in (families or {}).items():
-            if family not in FAMILIES:
+            if family not in offered:
                 picker.add_option((title, family, family in self.defaults.families))
         self.query_one("#chips", Input).suggester = SuggestFromList(chips, case_sensitive=False)
         self.query_one("#models", Input).suggester = SuggestFromList(models, case_sensitive=False)
