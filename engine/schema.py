@@ -208,7 +208,11 @@ def _wrong(what: str, value: Any, annotation: Any) -> str:
     if got is not None:
         words = " or ".join(dict.fromkeys(_WORDS.get(part, part) for part in wanted.split(" | ")))
         words = words.replace("a whole number or a number", "a number")
-        return f"must be {words}, not {_shown(value)}"
+        quoted = ""
+        one = isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), str)
+        if "str" in wanted.split(" | ") and one:
+            quoted = " (a ': ' in unquoted text makes one; put the text in quotes)"
+        return f"must be {words}, not {_shown(value)}{quoted}"
     if rest.startswith("matching regex"):
         description = _meta(annotation, "description") or rest
         return f"{value!r} must be {description}"

@@ -61,6 +61,21 @@ def file_kind_problem(path: Path) -> str | None:
     return _kind_problem(info)
 
 
+def check_inside(path: Path, folder: Path, error_class: type[PerfdrillError], *, display: str) -> None:
+    """Refuse `path` when it resolves outside `folder` (a link to /etc/passwd in a shared pack)."""
+    if not path.is_symlink():  # only a link can lead out of the folder that holds it
+        return
+    try:
+        target = path.resolve(strict=False)
+        home = folder.resolve(strict=False)
+    except (OSError, RuntimeError):  # a loop of links
+        raise error_class("cannot read file: too many levels of symbolic links", file=display) from None
+    if not target.is_relative_to(home):
+        raise error_class(
+            "is a link to a file outside its folder; perfdrill reads only files inside it", file=display
+        )
+
+
 def read_text(path: Path, error_class: type[PerfdrillError], *, display: str | None = None) -> str:
     """The UTF-8 text of a regular file of at most MAX_FILE_BYTES; anything else is `error_class`."""
     name = display or str(path)

@@ -288,12 +288,7 @@ def test_every_shown_value_is_the_value_answers_use(template_id: str) -> None:
     derived_units = {d.name: d.unit for d in template.derived if d.unit}
     for problem in _problems(template_id, range(30)):
         context_lookup = problem.variant
-        shown_text = Given(
-            problem.variant.inputs,
-            lambda n, variant=context_lookup: variant.lookup(n, None),
-            template.workload,
-            derived_units,
-        )
+        shown_text = Given(problem.variant, derived_units)
         for name in shown:
             text = shown_text[name]
             value = float(context_lookup.lookup(name, None))

@@ -22,7 +22,7 @@ def _no_generation(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: object) -> None:
         raise AssertionError("the set was generated before the target was checked")
 
-    monkeypatch.setattr(printing, "load_bank", refuse)
+    monkeypatch.setattr(printing, "load_questions", refuse)
 
 
 @pytest.mark.parametrize(

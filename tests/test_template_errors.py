@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -144,6 +145,12 @@ def test_schema_errors_are_located(
 def test_hints_must_be_text(tmp_path: Path) -> None:
     error = _error(tmp_path, GOOD + "hints:\n  - Look at m.\n  - {a: 1}\n")
     assert (error.field, error.line, error.message) == ("hints[1]", 15, "must be text, not a mapping")
+    # An unquoted ': ' makes a mapping of what was meant as text: the message says so.
+    error = _error(tmp_path, GOOD + "hints:\n  - Ring: two passes\n")
+    assert (error.field, error.line) == ("hints[0]", 14)
+    assert error.message == (
+        "must be text, not a mapping (a ': ' in unquoted text makes one; put the text in quotes)"
+    )
 
 
 def test_jinja_error_gives_template_line(tmp_path: Path) -> None:
@@ -215,5 +222,14 @@ def test_user_template_joins_bank_but_may_not_shadow(tmp_path: Path, run_cli) ->
     code, out, _ = run_cli("list", "--questions", str(tmp_path))
     assert code == 0 and "matmul/tiny" in out
     write_template(tmp_path, "matmul/square-time", GOOD.replace("matmul/tiny", "matmul/square-time"))
-    code, _, err = run_cli("list", "--questions", str(tmp_path))
-    assert code == 2 and "already defined" in err and "override: true" in err
+    code, out, err = run_cli("list", "--questions", str(tmp_path), "--json")
+    # The shadowing template is left out (said in one line); the built-in one stays.
+    assert code == 0 and err.count("\n") == 1
+    assert err.startswith(
+        f"perfdrill: warning: {tmp_path.name}/matmul/square-time/question.yaml:1: id: id 'matmul/square-time'"
+    )
+    assert (
+        "is already defined in questions/matmul/square-time/question.yaml" in err and "override: true" in err
+    )
+    titles = {row["id"]: row["title"] for row in json.loads(out)}
+    assert titles["matmul/square-time"] != "Tiny" and "matmul/tiny" in titles

@@ -138,7 +138,12 @@ class PerfdrillApp(App[None]):
         unfinished, history = self._history()
         ready = None
         if self.specs is not None:
-            ready = (sorted(self.specs.chips), sorted(self.specs.models), self._queue())
+            ready = (
+                sorted(self.specs.chips),
+                sorted(self.specs.models),
+                self._queue(),
+                _family_titles(self.bank),
+            )
         return StartScreen(self.defaults, unfinished, history, ready)
 
     @work(thread=True, exit_on_error=False)
@@ -152,6 +157,8 @@ class PerfdrillApp(App[None]):
 
     def _bank_loaded(self, bank: Bank, specs: SpecBook) -> None:
         self.bank, self.specs = bank, specs
+        for problem in bank.skipped:  # a broken template of the user's own: said, then left out
+            self.notify(problem.one_line(), title="Left out of the bank", severity="warning", timeout=10)
         if self.resume_at_once and self._history()[0] is not None:
             self.post_message(messages.ResumeSession())
         elif self.review_at_once:
@@ -163,7 +170,9 @@ class PerfdrillApp(App[None]):
             self.notify("There is no interrupted session to continue.")
         for screen in self.screen_stack:
             if isinstance(screen, StartScreen):
-                screen.bank_ready(sorted(specs.chips), sorted(specs.models), self._queue())
+                screen.bank_ready(
+                    sorted(specs.chips), sorted(specs.models), self._queue(), _family_titles(bank)
+                )
 
     # Session flow -------------------------------------------------------------------------
 
@@ -357,3 +366,7 @@ class PerfdrillApp(App[None]):
             self.screen.dismiss()
         else:
             self.push_screen(HelpScreen())
+
+
+def _family_titles(bank: Bank | None) -> dict[str, str] | None:
+    return {family.id: family.title for family in bank.families.values()} if bank is not None else None

@@ -17,7 +17,6 @@ from perfdrill.engine.output.spec_facts import spec_tables
 from perfdrill.engine.output.versions import Slot
 from perfdrill.engine.output.worked import explanation_data
 from perfdrill.engine.problems.generation import Problem, ProblemPart
-from perfdrill.engine.problems.templates import FAMILIES
 
 RUNNING_TITLE = 60  # characters of the title a page header repeats; the first page has it all
 
@@ -69,7 +68,7 @@ def problem_entry(slot: Slot, *, inline: bool) -> dict[str, Any]:
         "number": slot.number,
         "code": slot.code,
         "title": template.title,
-        "meta": f"{FAMILIES[template.family]} · {template.difficulty} · problem {slot.code}",
+        "meta": f"{template.family_title} · {template.difficulty} · problem {slot.code}",
         "specs": [
             {
                 "title": table.title,

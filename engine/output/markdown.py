@@ -21,7 +21,6 @@ from perfdrill.engine.model.explain import Step
 from perfdrill.engine.output.versions import ParallelSet, Slot, version_label
 from perfdrill.engine.problems.answers import letter, lettered
 from perfdrill.engine.problems.generation import Problem, ProblemPart
-from perfdrill.engine.problems.templates import FAMILIES
 
 ANSWER_MODES = ("key", "inline", "none")
 
@@ -147,7 +146,7 @@ def problem_markdown(slot: Slot, *, inline_answer: bool) -> str:
     problem, template = slot.problem, slot.problem.template
     header = (
         f"## {slot.number}. {template.title}\n\n"
-        f"*{FAMILIES[template.family]} · {template.difficulty} · problem {slot.code}*"
+        f"*{template.family_title} · {template.difficulty} · problem {slot.code}*"
     )
     body = "\n\n".join(part_markdown(i, part) for i, part in enumerate(problem.parts))
     text = f"{header}\n\n{problem.prompt}\n\n{body}\n"

@@ -1,14 +1,21 @@
-"""The question bank: built-in templates, the user's own folder and any `--questions DIR`."""
+"""The question bank: built-in templates, the user's own folder and any `--questions DIR`.
+
+A user's template that cannot be loaded (broken, or reusing an id) never takes the bank down: it
+is left out and kept in `Bank.skipped`, for the command line and the app to report in one line
+each. Only `perfdrill check` fails on it. Built-in templates are tested, so any problem there is
+raised.
+"""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from perfdrill.engine.errors import TemplateError, UsageError
-from perfdrill.engine.problems.templates import DIFFICULTIES, FAMILIES, QUESTION_FILE, Template, load_template
+from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
+from perfdrill.engine.problems.families import BUILTIN_FAMILIES, Family, families_for
+from perfdrill.engine.problems.templates import DIFFICULTIES, QUESTION_FILE, Template, load_template
 from perfdrill.engine.resources import data_dir, user_data_dir
 
 
@@ -23,6 +30,9 @@ def template_folders(root: Path) -> list[Path]:
 @dataclass(frozen=True)
 class Bank:
     templates: dict[str, Template]
+    families: dict[str, Family] = field(default_factory=lambda: dict(BUILTIN_FAMILIES))
+    builtin: frozenset[str] = frozenset()  # ids of the built-in templates in the bank
+    skipped: tuple[PerfdrillError, ...] = ()  # user templates left out, each one line to report
 
     def get(self, template_id: str) -> Template:
         if template_id not in self.templates:
@@ -31,10 +41,20 @@ class Bank:
             raise UsageError(f"unknown question {template_id!r}{hint}")
         return self.templates[template_id]
 
+    def only(self, questions: Sequence[str] = (), *, builtin: bool = True) -> Bank:
+        """The bank cut down to the `questions` named (all when none are), without the built-in
+        templates unless `builtin`."""
+        chosen = [self.get(question) for question in questions] or list(self.templates.values())
+        if not builtin:
+            chosen = [t for t in chosen if t.id not in self.builtin]
+            if not chosen:
+                raise UsageError("no question of your own to use: add templates with --questions DIR")
+        return replace(self, templates={t.id: t for t in chosen})
+
     def select(self, families: Sequence[str] = (), difficulty: str | None = None) -> list[Template]:
         for family in families:
-            if family not in FAMILIES:
-                raise UsageError(f"unknown family {family!r}; families: {', '.join(FAMILIES)}")
+            if family not in self.families:
+                raise UsageError(f"unknown family {family!r}; families: {', '.join(self.families)}")
         if difficulty is not None and difficulty not in DIFFICULTIES:
             raise UsageError(f"unknown difficulty {difficulty!r}; allowed: {', '.join(DIFFICULTIES)}")
         chosen = [
@@ -51,39 +71,81 @@ def builtin_root() -> Path:
     return data_dir("questions")
 
 
+def _display_root(root: Path) -> Path | None:
+    return root.parent if root.is_dir() else None
+
+
 def load_folders(folders: Iterable[Path], root: Path) -> list[Template]:
-    display = root.parent if root.is_dir() else None
+    """The templates in `folders`, found under `root`; the first problem is raised."""
+    display = _display_root(root)
     return [load_template(folder, display_root=display) for folder in folders]
 
 
+def clash(template: Template, first: Template | None, builtin_ids: set[str]) -> TemplateError | None:
+    """Why `template` may not join a bank already holding `first` under its id, or None."""
+    if first is None:
+        return None
+    if template.id in builtin_ids and template.override:
+        return None
+    reason = (
+        "set `override: true` to replace a built-in" if template.id in builtin_ids else "ids must be unique"
+    )
+    return TemplateError(
+        f"id {template.id!r} is already defined in {first.file}; {reason}",
+        file=template.file,
+        line=template.line("id"),
+        field="id",
+    )
+
+
+def templates_under(root: Path) -> Iterable[Template | PerfdrillError]:
+    """Each template under `root`, or the error that keeps it out."""
+    display = _display_root(root)
+    families: dict[Path, dict[str, Family] | PerfdrillError] = {}  # one family.yaml per folder
+    for folder in template_folders(root):
+        try:
+            if folder.parent not in families:
+                try:
+                    families[folder.parent] = families_for(folder, display)
+                except PerfdrillError as exc:
+                    families[folder.parent] = exc
+            known = families[folder.parent]
+            if isinstance(known, PerfdrillError):
+                raise known
+            yield load_template(folder, display_root=display, families=known)
+        except PerfdrillError as exc:
+            yield exc
+
+
 def _build(extra: tuple[Path, ...]) -> Bank:
-    templates: dict[str, Template] = {}
     builtin = builtin_root()
-    for template in load_folders(template_folders(builtin), builtin):
-        templates[template.id] = template
+    templates = {t.id: t for t in load_folders(template_folders(builtin), builtin)}
     builtin_ids = set(templates)
+    families = dict(BUILTIN_FAMILIES)
+    skipped: dict[str, PerfdrillError] = {}
     for root in [user_data_dir() / "questions", *extra]:
         if not root.is_dir():
             continue
-        for template in load_folders(template_folders(root), root):
-            if template.id in templates and not (template.id in builtin_ids and template.override):
-                first = templates[template.id].file
-                reason = (
-                    "set `override: true` to replace a built-in"
-                    if template.id in builtin_ids
-                    else "ids must be unique"
-                )
-                raise TemplateError(
-                    f"id {template.id!r} is already defined in {first}; {reason}",
-                    file=template.file,
-                    field="id",
-                )
-            templates[template.id] = template
-    return Bank(dict(sorted(templates.items())))
+        for loaded in templates_under(root):
+            problem = (
+                loaded
+                if isinstance(loaded, PerfdrillError)
+                else clash(loaded, templates.get(loaded.id), builtin_ids)
+            )
+            if problem is not None:
+                skipped.setdefault(problem.one_line(), problem)
+                continue
+            assert isinstance(loaded, Template)
+            templates[loaded.id] = loaded
+            builtin_ids.discard(loaded.id)  # replaced by the user's own
+            if loaded.family_info is not None:
+                families.setdefault(loaded.family, loaded.family_info)
+    return Bank(dict(sorted(templates.items())), families, frozenset(builtin_ids), tuple(skipped.values()))
 
 
 def load_bank(extra: Iterable[Path] = ()) -> Bank:
-    """Every template, validated; a user template may replace a built-in only with `override: true`."""
+    """Every template: the built-in ones, then the user's; a user template may replace a built-in
+    only with `override: true`, and one that cannot join is left out and named in `skipped`."""
     folders = tuple(extra)
     for folder in folders:
         if not folder.is_dir():

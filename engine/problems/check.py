@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.errors import PerfdrillError, TemplateError
 from perfdrill.engine.model.specs import SpecBook
-from perfdrill.engine.problems.bank import load_folders, template_folders
+from perfdrill.engine.problems.bank import (
+    builtin_root,
+    clash,
+    load_folders,
+    template_folders,
+    templates_under,
+)
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
 from perfdrill.engine.problems.templates import Template
@@ -81,7 +87,7 @@ def self_test(
         count = variant_count(template, specs)
         if count < MIN_VARIANTS:
             findings.append(
-                Finding(template.file, template.line_of("parameters"), "parameters",
+                Finding(template.file, template.line_of("parameters") or 1, "parameters",
                         f"only {count} distinct variants; a template needs at least {MIN_VARIANTS}")
             )  # fmt: skip
         for seed in range(seeds):
@@ -171,25 +177,50 @@ def _choice_problems(part: ProblemPart) -> list[str]:
     return problems
 
 
+def _clash(
+    template: Template, checked: dict[str, Template], builtins: dict[str, Template]
+) -> TemplateError | None:
+    """A template that could not join the bank beside the others checked and the built-in ones."""
+    first = checked.get(template.id) or builtins.get(template.id)
+    problem = clash(template, first, set(builtins))
+    if problem is None and template.override and template.id not in builtins:
+        return TemplateError(
+            "override: true, but no built-in question has this id", file=template.file,
+            line=template.line("override"), field="override",
+        )  # fmt: skip
+    return problem
+
+
 def check_paths(
     paths: list[Path], specs: SpecBook, seeds: int, distributions: list[str] | None = None
 ) -> tuple[int, list[Finding]]:
     """Load and self-test every template under `paths`; returns (templates seen, findings).
 
-    `distributions`, if given, receives one line per choice part with its answers over the seeds.
+    A template is also a finding when it could not join the bank: an id used twice, or a built-in
+    id taken without `override: true`. `distributions`, if given, receives one line per choice
+    part with its answers over the seeds.
     """
     seen = 0
     findings: list[Finding] = []
+    home = builtin_root().resolve()
+    builtins: dict[str, Template] | None = None
+    checked: dict[str, Template] = {}
     for root in paths:
-        for folder in template_folders(root):
+        own = not root.resolve().is_relative_to(home)
+        if own and builtins is None:
+            builtins = {t.id: t for t in load_folders(template_folders(home), home)}
+        for loaded in templates_under(root):
             seen += 1
-            try:
-                (template,) = load_folders([folder], root)
-            except PerfdrillError as exc:
-                findings.append(_finding(exc, str(folder)))
+            if isinstance(loaded, PerfdrillError):
+                findings.append(_finding(loaded, str(root)))
                 continue
+            problem = _clash(loaded, checked, builtins if own and builtins else {})
+            if problem is not None:
+                findings.append(_finding(problem, loaded.file))
+                continue
+            checked[loaded.id] = loaded
             answers: dict[str, Counter[str]] = {}
-            findings += self_test(template, specs, seeds, answers)
+            findings += self_test(loaded, specs, seeds, answers)
             if distributions is not None:
-                distributions += [distribution_line(template, part, c) for part, c in answers.items()]
+                distributions += [distribution_line(loaded, part, c) for part, c in answers.items()]
     return seen, findings

@@ -68,6 +68,7 @@ class _Asked:
     tags: dict[tuple[str | None, str], list[str]] = field(default_factory=dict)
     results: dict[tuple[str | None, str], str] = field(default_factory=dict)
     expressions: list[tuple[str, Any, str]] = field(default_factory=list)
+    derived: list[tuple[str, str, str]] = field(default_factory=list)  # (letter, name, shown answer)
 
     def names(self, scope: str | None) -> set[str]:
         return {name for where, name in self.asked if where == scope}
@@ -82,7 +83,10 @@ def _asked(template: Template, shown: tuple[str, ...]) -> _Asked:
         for scope, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1])):
             if name in table and name not in found.wanted.setdefault(scope, []):
                 found.wanted[scope].append(name)
-        if isinstance(part.answer.tree, ast.Name | ast.Attribute):
+        derived = {d.name for d in template.derived}
+        if isinstance(part.answer.tree, ast.Name) and part.answer.text.strip() in derived:
+            found.derived.append((letters(index), part.answer.text.strip(), shown[index]))
+        elif isinstance(part.answer.tree, ast.Name | ast.Attribute):
             ((scope, name),) = part.answer.names
             found.asked.add((scope, name))
             found.tags.setdefault((scope, name), []).append(letters(index))
@@ -120,7 +124,33 @@ def explain(
             sections[index] = _placed(sections[index], step, {name for _, name in expression.names}, letter)
         else:
             answers.append((letter, step))
+    answers += _derived_answers(template, variant, asked.derived)
     return Explanation(lead, tuple(sections), tuple(answers))
+
+
+def _derived_answers(
+    template: Template, variant: Variant, wanted: list[tuple[str, str, str]]
+) -> list[tuple[str, Step]]:
+    """Parts whose answer is the author's own formula (`derived:`): each derived value it rests on
+    worked as a named step first, then the answer's step, ending in the key's answer."""
+    by_name = {d.name: d for d in template.derived}
+    done: set[str] = set()
+    worked: list[tuple[str, Step]] = []
+
+    def visit(name: str, letter: str = "", answer: str = "") -> None:
+        if name in done:
+            return
+        done.add(name)
+        for _, used in sorted(by_name[name].value.names, key=lambda pair: (pair[0] or "", pair[1])):
+            if used in by_name and used != name:
+                visit(used)
+        step = _derived_step(template, variant, name)
+        if step is not None:
+            worked.append((letter, replace(step, result=answer) if answer else step))
+
+    for letter, name, answer in wanted:
+        visit(name, letter, answer)
+    return worked
 
 
 def _placed(section: Section, step: Step, reads: set[str], letter: str) -> Section:
@@ -144,7 +174,8 @@ def _binary(template: Template, variant: Variant) -> frozenset[str]:
         if part.kind == "numeric" and part.answer is not None and "iB" in part.unit
         for _, name in part.answer.names
     }
-    return frozenset(spec | asked)
+    written = {d.name for d in template.derived if d.unit and "iB" in d.unit}  # `unit: KiB` on a value
+    return frozenset(spec | asked | written)
 
 
 def _units(template: Template) -> dict[str, str]:
@@ -256,7 +287,7 @@ def _changes(
     changed = [*template.scenarios.get(reference or "", {}), *template.scenarios.get(scope or "", {})]
     before, after = variant.values(reference), variant.values(scope)
     moves: dict[tuple[str, str], list[str]] = {}  # (new, old) shown -> labels: links that move together
-    said: list[str] = []
+    said = _swapped(template, variant, scope)
     for name in dict.fromkeys(changed):
         old, new = float(before[name]), float(after[name])
         digits = 3 if name in computed(template.workload) else GIVEN_DIGITS
@@ -280,12 +311,23 @@ def _changes(
     return " and ".join(said) or "the same inputs"
 
 
+def _swapped(template: Template, variant: Variant, scope: str | None) -> list[str]:
+    """The chip, model or dtypes a scenario swaps in, as read: ["the model Llama 3.1 8B"]."""
+    swapped = template.scenario_specs.get(scope or "", {}).items()
+    return [
+        f"the {key.replace('_', ' ')} {getattr(variant.params.get(v, v), 'name', v)}" for key, v in swapped
+    ]
+
+
 def _setting(template: Template, variant: Variant, scope: str) -> str:
     """A scenario's own values, for a section worked out first: "bytes per weight = 2 B/param"."""
     values = variant.values(scope)
     return ", ".join(
-        f"{label_of(template.workload, name)} = {_value(template, variant, name, float(values[name]))}"
-        for name in template.scenarios[scope]
+        _swapped(template, variant, scope)
+        + [
+            f"{label_of(template.workload, name)} = {_value(template, variant, name, float(values[name]))}"
+            for name in template.scenarios[scope]
+        ]
     )
 
 

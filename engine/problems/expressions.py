@@ -4,6 +4,10 @@ Templates are untrusted, so their expressions are parsed with `ast` and walked b
 numbers, names, `scenario.name`, arithmetic, comparisons, `and`/`or`/`not`, `a if c else b` and a
 few named functions exist. Nothing is ever passed to eval. The same walker evaluates on floats (to
 generate a variant) and on pint quantities (to check an answer's dimension).
+
+Every expression is small by construction: at most MAX_CHARACTERS characters and MAX_DEPTH levels
+of nesting, so parsing and walking it are bounded. Whole numbers are combined as floats, so
+`9**9**9` overflows at once (an error) instead of computing a number with 370 million digits.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Any
 
 from perfdrill.engine.errors import TemplateError
 
+MAX_CHARACTERS = 1_000  # the longest expression in the bank is under 200
+MAX_DEPTH = 40  # levels of nesting, well past `(a + b) * (c - d) / e` and short of any recursion limit
 Lookup = Callable[[str, str | None], Any]  # (name, scenario or None) -> value
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -55,6 +61,38 @@ class Expression:
     def evaluate(self, lookup: Lookup) -> Any:
         return _walk(self.tree, lookup)
 
+    @property
+    def is_condition(self) -> bool:
+        """Whether it can only be true or false: a comparison, or and/or/not of conditions."""
+        return _is_condition(self.tree)
+
+    def substituted(self, shown: Callable[[str | None, str], str]) -> str:
+        """The expression with each name replaced by `shown(scope, name)`, e.g. "(20 ms) / (5 ms)"."""
+        marks: dict[str, str] = {}
+
+        class Marker(ast.NodeTransformer):
+            def visit_Name(self, node: ast.Name) -> ast.AST:
+                return self.mark(None, node.id)
+
+            def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+                assert isinstance(node.value, ast.Name)
+                return self.mark(node.value.id, node.attr)
+
+            def visit_Call(self, node: ast.Call) -> ast.AST:
+                node.args = [self.visit(arg) for arg in node.args]  # the function name stays
+                return node
+
+            def mark(self, scope: str | None, name: str) -> ast.Name:
+                text = shown(scope, name)
+                marks[f"_v{len(marks)}_"] = f"({text})" if " " in text else text
+                return ast.Name(id=f"_v{len(marks) - 1}_", ctx=ast.Load())
+
+        tree = Marker().visit(ast.parse(self.text.strip(), mode="eval"))
+        text = ast.unparse(tree)
+        for mark, value in marks.items():
+            text = text.replace(mark, value)
+        return text
+
 
 def parse_expression(
     text: object, *, file: str | None = None, line: int | None = None, field: str
@@ -65,23 +103,74 @@ def parse_expression(
             f"expected an expression, got {type(text).__name__}", file=file, line=line, field=field
         )
     source = str(text)
+    if len(source) > MAX_CHARACTERS:
+        raise TemplateError(
+            f"expression {shorten(source)} is {len(source):,} characters long; at most {MAX_CHARACTERS:,}",
+            file=file, line=line, field=field,
+        )  # fmt: skip
     try:
         tree = ast.parse(source.strip(), mode="eval").body
     except SyntaxError as exc:
         raise TemplateError(
-            f"cannot parse expression {source!r}: {exc.msg}", file=file, line=line, field=field
+            f"cannot parse expression {shorten(source)}: {exc.msg}", file=file, line=line, field=field
         ) from None
+    except (RecursionError, MemoryError):
+        raise TemplateError(
+            f"expression {shorten(source)} is nested too deeply", file=file, line=line, field=field
+        ) from None
+    if _depth(tree) > MAX_DEPTH:
+        raise TemplateError(
+            f"expression {shorten(source)} is nested more than {MAX_DEPTH} levels deep",
+            file=file, line=line, field=field,
+        )  # fmt: skip
     names: set[tuple[str | None, str]] = set()
     for node in ast.walk(tree):
         problem = _disallowed(node)
         if problem:
-            raise TemplateError(f"{problem} in {source!r}", file=file, line=line, field=field)
+            raise TemplateError(f"{problem} in {shorten(source)}", file=file, line=line, field=field)
         if isinstance(node, ast.Attribute):
             assert isinstance(node.value, ast.Name)
             names.add((node.value.id, node.attr))
         elif isinstance(node, ast.Name) and not _is_scope(node, tree) and not _is_function(node, tree):
             names.add((None, node.id))
     return Expression(source, tree, frozenset(names))
+
+
+def describe(error: Exception) -> str:
+    """What went wrong while evaluating, in words and one short line."""
+    if isinstance(error, OverflowError):
+        return "a number too large to compute (past 1e308)"
+    if isinstance(error, ZeroDivisionError):
+        return "division by zero"
+    text = " ".join(str(error).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """`text` quoted, cut to `limit` characters: messages stay one readable line."""
+    return repr(text) if len(text) <= limit else repr(text[: limit - 3] + "...")
+
+
+def _depth(tree: ast.AST) -> int:
+    """Levels of nesting, counted without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _is_condition(node: ast.expr) -> bool:
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.BoolOp):
+        return all(_is_condition(value) for value in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return True
+    if isinstance(node, ast.IfExp):
+        return _is_condition(node.body) and _is_condition(node.orelse)
+    return False
 
 
 _ALLOWED = (
@@ -140,7 +229,10 @@ def _walk(node: ast.expr, lookup: Lookup) -> Any:
         assert isinstance(node.value, ast.Name)
         return lookup(node.attr, node.value.id)
     if isinstance(node, ast.BinOp):
-        return _BINARY[type(node.op)](_walk(node.left, lookup), _walk(node.right, lookup))
+        left, right = _walk(node.left, lookup), _walk(node.right, lookup)
+        if _whole(left) and _whole(right):  # floats overflow at once; ints could take hours
+            left, right = float(left), float(right)
+        return _BINARY[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp):
         operand = _walk(node.operand, lookup)
         return (
@@ -165,3 +257,7 @@ def _walk(node: ast.expr, lookup: Lookup) -> Any:
         assert isinstance(node.func, ast.Name)
         return FUNCTIONS[node.func.id](*(_walk(arg, lookup) for arg in node.args))
     raise AssertionError(f"unchecked node {type(node).__name__}")
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

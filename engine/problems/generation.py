@@ -11,23 +11,25 @@ from functools import cached_property
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
-from perfdrill.engine.model.evaluation import INPUTS, info
+from perfdrill.engine.model.evaluation import INPUTS, computed, info
 from perfdrill.engine.model.explain import is_whole, label_of
 from perfdrill.engine.model.numbers import format_in_unit, format_quantity, tie_units, unit_shown
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
-from perfdrill.engine.problems.answer_units import answer_factor
+from perfdrill.engine.problems.answer_units import answer_factor, derived_scales
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
 from perfdrill.engine.problems.explanation import Explanation, explain
+from perfdrill.engine.problems.expressions import describe
 from perfdrill.engine.problems.insight import insights
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.prompts import context, render
 from perfdrill.engine.problems.roofline_view import RooflineView, roofline_view
-from perfdrill.engine.problems.templates import PROMPT_FILE, Part, Template
+from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import (
     MAX_DRAWS,
     Variant,
     draw,
     mistake_value,
+    parameter_scales,
     rng_for,
     round_sig,
     scenario_inputs,
@@ -124,7 +126,7 @@ def variant_seed(set_seed: int, index: int) -> int:
 
 
 def _located(template: Template, field: str, line: int | None, exc: Exception) -> TemplateError:
-    message = exc.message if isinstance(exc, PerfdrillError) else f"{type(exc).__name__}: {exc}"
+    message = exc.message if isinstance(exc, PerfdrillError) else describe(exc)
     return TemplateError(message, file=template.file, line=line, field=field)
 
 
@@ -132,13 +134,16 @@ def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
     """Parameters for `seed` that meet every constraint, by bounded rejection sampling."""
     rng = rng_for(template.id, seed)
     failures: Counter[int] = Counter()
+    parameter_scales(template)  # a unit the engine cannot read fails here, at its own line
+    scales = derived_scales(template)
     for _ in range(MAX_DRAWS):
         params = {parameter.name: draw(parameter, rng, specs, template) for parameter in template.parameters}
         inputs = scenario_inputs(template, params, specs)
         variant = Variant(template, params, inputs)
         for derived in template.derived:
             try:
-                inputs[derived.name] = round_sig(float(variant.evaluate(derived.value)), derived.sig_figs)
+                shown = round_sig(float(variant.evaluate(derived.value)), derived.sig_figs)
+                inputs[derived.name] = shown * scales.get(derived.name, 1.0)
             except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
                 raise _located(template, f"derived.{derived.name}", derived.line, exc) from None
             variant = Variant(template, params, inputs)
@@ -164,19 +169,26 @@ def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
     )
 
 
+def display_units(template: Template) -> dict[str, str]:
+    """The unit each parameter and derived value is shown in, where the template gives one."""
+    units = {d.name: d.unit for d in template.derived if d.unit}
+    return units | {p.name: p.unit for p in template.parameters if p.unit}
+
+
 def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
     variant = draw_variant(template, seed, specs)
-    units = {d.name: d.unit for d in template.derived if d.unit}
-    text_context = context(
-        variant.params, variant.inputs, lambda n: variant.lookup(n, None), template.workload, units
-    )
-    prompt = render(template.prompt, text_context, file=str(template.folder / PROMPT_FILE), field="prompt")
-    prompt = tie_units(prompt)
+    text_context = context(variant, display_units(template))
+    prompt = tie_units(render(template.prompt, text_context, file=template.prompt_file, field="prompt"))
     parts = tuple(_part(template, part, variant, text_context) for part in template.parts)
     hints = tuple(
         tie_units(
             render(
-                hint, text_context, file=template.file, field=f"hints[{i}]", line=template.line_of("hints")
+                hint,
+                text_context,
+                file=template.file,
+                field=f"hints[{i}]",
+                line=template.line("hints", i),
+                inline=True,
             )
         )
         for i, hint in enumerate(template.hints)
@@ -184,7 +196,16 @@ def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
     sentences = insights(template.workload, variant.values(None), lambda name: variant.lookup(name, None))
     if template.insight:
         sentences.append(
-            tie_units(render(template.insight, text_context, file=template.file, field="insight"))
+            tie_units(
+                render(
+                    template.insight,
+                    text_context,
+                    file=template.file,
+                    field="insight",
+                    line=template.line("insight"),
+                    inline=True,
+                )
+            )
         )
     return Problem(
         template=template,
@@ -212,7 +233,14 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
     field = f"parts.{part.name}"
     try:
         prompt = tie_units(
-            render(part.prompt, text_context, file=template.file, field=f"{field}.prompt", line=part.line)
+            render(
+                part.prompt,
+                text_context,
+                file=template.file,
+                field=f"{field}.prompt",
+                line=part.prompt_line or part.line,
+                inline=True,
+            )
         )
         if part.kind == "numeric":
             assert part.answer is not None
@@ -251,8 +279,8 @@ def _choices(template: Template, part: Part, variant: Variant) -> tuple[tuple[st
             if Variant(template, variant.params, {**variant.inputs, part.sweep: value}).evaluate(part.answer):
                 correct.append(label)
         return tuple(choices), tuple(correct)
-    scope, name = next(iter(part.answer.names))
-    labels = info(template.workload, name).labels
+    scope, name = next(iter(part.answer.names), (None, ""))
+    labels = info(template.workload, name).labels if name in computed(template.workload) else None
     if labels is None or len(part.answer.names) != 1:
         raise TemplateError(
             f"a choice answer must name one labelled quantity, not {part.answer.text!r}",

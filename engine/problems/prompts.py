@@ -1,28 +1,69 @@
 """Rendering template text (prompts, part prompts, hints, insights) in Jinja2's sandbox.
 
-Templates are untrusted: the sandbox refuses attribute tricks such as `__class__`, nothing can
-import or open files, and StrictUndefined turns a misspelt name into an error instead of a blank.
-Numbers reach the text only through the values the engine computed, formatted with units.
+Templates are untrusted: sandbox.py refuses attribute tricks such as `__class__`, bounds time,
+memory and output, and strips terminal control characters; nothing can import or open files, and
+StrictUndefined turns a misspelt name into an error instead of a blank. Numbers reach the text
+only through the values the engine computed, formatted with units (`given`, `qty`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError
-from perfdrill.engine.model.evaluation import INPUTS
-from perfdrill.engine.model.explain import display
-from perfdrill.engine.model.numbers import NBSP, format_quantity, quoted
+from perfdrill.engine.model.evaluation import INPUTS, computed, info
+from perfdrill.engine.model.explain import label
+from perfdrill.engine.model.numbers import NBSP, format_in_unit, format_quantity, quoted
 from perfdrill.engine.model.specs import Chip, Model, Sourced
+from perfdrill.engine.model.units import BASE_UNITS
+from perfdrill.engine.problems.answer_units import unit_scale
+from perfdrill.engine.problems.sandbox import (
+    BoundedEnvironment,
+    TextError,
+    compile_bounded,
+    render_bounded,
+    undefined_message,
+)
+
+if TYPE_CHECKING:
+    from perfdrill.engine.problems.variants import Variant
+
+
+class Shown(str):
+    """A quantity as a prompt shows it ("128 KiB"), still knowing its value in the engine's unit,
+    so `qty` can show it in another unit."""
+
+    value: float
+    unit: str
+
+    def __new__(cls, value: float, unit: str) -> Shown:
+        shown = super().__new__(cls, show_quantity(value, unit))
+        shown.value, shown.unit = value, unit
+        return shown
+
+
+def show_quantity(value: float, unit: str, digits: int = 3) -> str:
+    """`value` (in the engine's unit of `unit`'s dimension) shown in `unit`: an engine unit such as
+    byte gets prefixes ("3.2 GB"); any other ("KiB/token", "ms") is used as written."""
+    if unit in BASE_UNITS:
+        return format_quantity(value, unit, digits=digits)
+    _, factor = unit_scale(unit)
+    return format_in_unit(value / factor, unit, digits=digits)
 
 
 def _qty(value: float, unit: str = "1", digits: int = 3) -> str:
-    """`{{ x | qty("byte/s") }}`: a base-unit value with its prefix and unit (3.35 TB/s)."""
+    """`{{ x | qty("byte/s") }}` or `qty(x, "KiB/token")`: a value with its unit, in the one number
+    style (3.35 TB/s); a `given` quantity converts to the unit asked."""
+    if isinstance(value, Shown):  # `given.x | qty('KiB/token')`: the same quantity in another unit
+        if unit_scale(unit)[0] != unit_scale(value.unit)[0]:
+            raise TemplateError(f"cannot show {value.unit} in {unit!r}")
+        return show_quantity(value.value, unit, digits)
+    if unit not in BASE_UNITS:
+        return show_quantity(float(value), unit, digits)
     return format_quantity(float(value), unit, digits=digits)
 
 
@@ -63,39 +104,62 @@ def _a_an(text: object) -> str:
     return f"{article} {shown}"
 
 
+def plain_number(value: Any) -> str:
+    """A number without a unit, as prompts show drawn values; text stays text."""
+    return value if isinstance(value, str) else _num(value)
+
+
+class _Undefined(jinja2.StrictUndefined):
+    """Says what is missing without naming Python classes (`given` has no quantity 'x'...)."""
+
+    @property
+    def _undefined_message(self) -> str:
+        if self._undefined_hint:
+            return self._undefined_hint
+        if isinstance(self._undefined_obj, Given):
+            return self._undefined_obj.unknown(str(self._undefined_name))
+        return undefined_message(self._undefined_obj, self._undefined_name)
+
+
 @cache
-def environment() -> SandboxedEnvironment:
-    env = SandboxedEnvironment(
-        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False
-    )
-    env.filters["qty"] = _qty
-    env.filters["num"] = _num
-    env.filters["plural"] = _plural
-    env.filters["a_an"] = _a_an
+def environment() -> BoundedEnvironment:
+    env = BoundedEnvironment(undefined=_Undefined, autoescape=False, keep_trailing_newline=False)
+    env.add_filter("qty", _qty)
+    env.add_filter("num", _num)
+    env.add_filter("plural", _plural)
+    env.add_filter("a_an", _a_an)
+    env.globals["qty"] = env.filters["qty"]  # also a function: qty(value, unit)
     return env
 
 
 @cache
-def compile_text(text: str) -> jinja2.Template:
-    return environment().from_string(text)
+def _compiled(text: str) -> jinja2.Template:
+    return compile_bounded(environment(), text)
 
 
-def render(text: str, context: Mapping[str, Any], *, file: str, field: str, line: int | None = None) -> str:
-    """Render one piece of template text; every Jinja failure is a located TemplateError."""
+def render(
+    text: str,
+    context: Mapping[str, Any],
+    *,
+    file: str,
+    field: str,
+    line: int | None = None,
+    inline: bool = False,
+) -> str:
+    """Render one piece of template text; every failure is a located TemplateError.
+
+    Text from its own file (`inline=False`) is located at the line within it; text written in
+    question.yaml at `line`, the line of its field, with the line within the text said in words.
+    """
     try:
-        return compile_text(text).render(context).strip()
-    except jinja2.exceptions.SecurityError as exc:
-        raise TemplateError(f"security error: {exc}", file=file, line=line, field=field) from None
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateError(
-            f"Jinja syntax error: {exc.message}", file=file, line=exc.lineno, field=field
-        ) from None
-    except jinja2.UndefinedError as exc:
-        raise TemplateError(
-            f"undefined in template: {exc.message}", file=file, line=line, field=field
-        ) from None
-    except (TypeError, ValueError, ArithmeticError) as exc:
-        raise TemplateError(f"rendering failed: {exc}", file=file, line=line, field=field) from None
+        return render_bounded(_compiled(text), context)
+    except TextError as exc:
+        message, where = exc.message, exc.line
+        if inline:
+            if where and where > 1:
+                message += f" (line {where} of this text)"
+            where = line
+        raise TemplateError(message, file=file, line=where or line or 1, field=field) from None
 
 
 def chip_view(chip: Chip) -> dict[str, Any]:
@@ -170,56 +234,69 @@ def model_view(model: Model) -> dict[str, Any]:
     return view
 
 
+_INPUT_UNITS = {name: unit for name, (unit, _doc) in INPUTS.items()}
+
+
 class Given(Mapping[str, str]):
-    """`given.name` in a template: an input or any computed quantity, formatted with its unit.
+    """`given.name` in a template: a parameter, an input or any computed quantity, formatted with
+    its unit; `given.scenario.name` the same in a named scenario.
 
     Computed quantities are evaluated only when a template asks for them (`given.params`).
     """
 
-    def __init__(
-        self,
-        inputs: Mapping[str, float],
-        lookup: Callable[[str], Any],
-        workload: str,
-        units: Mapping[str, str],
-    ) -> None:
-        self._inputs = inputs
-        self._lookup = lookup
-        self._workload = workload
-        self._units = {name: unit for name, (unit, _doc) in INPUTS.items()} | dict(units)
+    def __init__(self, variant: Variant, units: Mapping[str, str], scope: str | None = None) -> None:
+        self._variant = variant
+        self._declared = dict(units)
+        self._units = _INPUT_UNITS | self._declared
+        self._scope = scope
 
-    def __getitem__(self, name: str) -> str:
-        if name in self._inputs and name in self._units:
-            return format_quantity(self._inputs[name], self._units[name])
-        if name in self._inputs:
-            return _num(self._inputs[name])
+    def __getitem__(self, name: str) -> Any:
+        variant, template = self._variant, self._variant.template
+        if self._scope is None and name in template.scenarios:
+            return Given(variant, self._declared, name)
         try:
-            return display(self._workload, name, self._lookup(name))
+            value = variant.lookup(name, self._scope)
         except PerfdrillError as exc:
             raise KeyError(name) from exc
+        if isinstance(value, Chip | Model | str):
+            return value.name if isinstance(value, Chip | Model) else value
+        if name in self._units and (name not in computed(template.workload) or name in self._declared):
+            return Shown(float(value), self._units[name])
+        if name in computed(template.workload):
+            word = label(template.workload, name, value)
+            return word if word is not None else Shown(float(value), info(template.workload, name).unit)
+        return plain_number(value)
+
+    def unknown(self, name: str) -> str:
+        """Why `given.name` is undefined."""
+        template = self._variant.template
+        where = f"scenario {self._scope!r}" if self._scope else "this template"
+        scenarios = (
+            f"; scenarios: {', '.join(template.scenarios)}" if template.scenarios and not self._scope else ""
+        )
+        return (
+            f"given has no quantity {name!r} in {where} (`perfdrill quantities {template.workload}` "
+            f"lists them{scenarios})"
+        )
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._inputs)
+        return iter(self._variant.values(self._scope))
 
     def __len__(self) -> int:
-        return len(self._inputs)
+        return len(self._variant.values(self._scope))
 
 
-def context(
-    params: Mapping[str, Any],
-    inputs: Mapping[str, float],
-    lookup: Callable[[str], Any],
-    workload: str,
-    units: Mapping[str, str],
-) -> dict[str, Any]:
-    """Names a template's text can use: parameters (chips and models as views) and `given`."""
+def context(variant: Variant, units: Mapping[str, str]) -> dict[str, Any]:
+    """Names a template's text can use: parameters (chips and models as views) and `given`.
+
+    `units` gives the unit of each parameter and derived value that has one."""
     values: dict[str, Any] = {}
-    for name, value in params.items():
+    for name, value in variant.params.items():
         if isinstance(value, Chip):
             values[name] = chip_view(value)
         elif isinstance(value, Model):
             values[name] = model_view(value)
         else:
             values[name] = value
-    values["given"] = Given(inputs, lookup, workload, units)
+    values["given"] = Given(variant, units)
     return values

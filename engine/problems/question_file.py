@@ -1,9 +1,10 @@
-"""What a question.yaml may hold, declared once as msgspec Structs.
+"""What a question.yaml (and a family.yaml) may hold, declared once as msgspec Structs.
 
 templates.py decodes every question.yaml with these declarations (an unknown field or a wrong
 type is one located error), json_schema.py turns them into `perfdrill schema`, and scaffolding.py
-checks new ids with the same rule. What a declaration cannot hold (expressions, units, which
-fields a part kind needs) is checked in templates.py after decoding.
+checks new ids with the same rule; families.py decodes family.yaml, a root's own family. What a
+declaration cannot hold (expressions, units, which fields a part kind needs) is checked in
+templates.py after decoding.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from perfdrill.engine.model.specs import Chip, ComputeDtype
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.schema import Where
 
+# The built-in families, id -> title; a template root adds its own in family.yaml (families.py).
 FAMILIES: dict[str, str] = {
     "runtime_check": "Does my runtime make sense?",
     "performance_model": "Performance modelling",
@@ -47,6 +49,7 @@ SLUG_PATTERN = "[a-z0-9]+(?:-[a-z0-9]+)*"
 ID_PATTERN = f"^{FAMILY_PATTERN}/{SLUG_PATTERN}$"
 ID_RULE = "family/slug: the family, then lowercase words or digits joined by '-' (e.g. kv_cache/long-context)"
 NAME_PATTERN = "^[a-z][a-z0-9_]*$"
+FAMILY_RULE = "lowercase letters, digits or _, starting with a letter (e.g. kv_cache)"
 ENUM_ORDER = "x-enum-order"
 
 # Chip figures a chip may lack, so a chip parameter can require them (`has:`).
@@ -66,20 +69,27 @@ def _one_of(noun: str, values: Iterable[str]) -> Any:
 
 
 if TYPE_CHECKING:  # mypy cannot follow sets built at run time; to it they are text
-    Family = str
     Difficulty = str
     Workload = str
     PartKind = str
     MistakeId = str
     ChipFigure = str
 else:
-    Family = _one_of("family", FAMILIES)
     Difficulty = _one_of("difficulty", DIFFICULTIES)
     Workload = _one_of("workload", workload_names())
     PartKind = _one_of("kind", PART_KINDS)
     MistakeId = _one_of("mistake", CATALOGUE)
     ChipFigure = _one_of("chip figure", OPTIONAL_CHIP_FIGURES)
 
+Family = Annotated[
+    str,
+    Meta(
+        pattern=f"^{FAMILY_PATTERN}$",
+        description=f"a built-in family ({', '.join(FAMILIES)}) or one declared in family.yaml "
+        "beside the template's folder",
+        extra_json_schema={"examples": list(FAMILIES)},
+    ),
+]
 QuestionId = Annotated[str, Meta(pattern=ID_PATTERN, description=ID_RULE)]
 Name = Annotated[
     str, Meta(pattern=NAME_PATTERN, description="a lowercase identifier (a letter, then a-z, 0-9 or _)")
@@ -146,6 +156,9 @@ class ParameterFields(Declared):
     log: bool | UnsetType = UNSET
     step: PositiveNumber | UnsetType = UNSET
     sig_figs: SigFigs | UnsetType = UNSET
+    unit: (
+        Annotated[str, Meta(description="the unit a drawn number is written in (token, KiB, ms)")] | UnsetType
+    ) = UNSET
 
 
 class DerivedFields(Declared):
@@ -153,7 +166,16 @@ class DerivedFields(Declared):
 
     value: Expression
     sig_figs: SigFigs = 3
-    unit: str | None = None
+    unit: (
+        Annotated[
+            str,
+            Meta(
+                description="the value's unit: attaches one to a plain number (16 with KiB is 16 KiB), "
+                "or names the unit of a quantity, which must match"
+            ),
+        ]
+        | None
+    ) = None
 
 
 class ScenarioFields(Declared):
@@ -205,6 +227,13 @@ class PartFields(Declared):
         Annotated[str, Meta(description="why this choice part may give one answer in over 90% of variants")]
         | UnsetType
     ) = UNSET
+
+
+class FamilyFile(Declared, kw_only=True):
+    """A family a template root declares (family.yaml in the family's folder)."""
+
+    title: Annotated[str, Meta(min_length=1, description="shown in lists, the app's picker and sets")]
+    description: str = ""
 
 
 class QuestionFile(Declared, kw_only=True):  # fields in the order a file reads

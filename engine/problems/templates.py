@@ -2,9 +2,10 @@
 
 A folder holds `question.yaml` (parameters, constraints, parts, hints) and `prompt.md.j2` (the
 prompt, rendered later in Jinja2's sandbox). question_file.py declares what question.yaml may
-hold; this module decodes it with that declaration, checks what a declaration cannot (expressions,
-cross-field rules), and builds the objects the rest of the engine uses. Every problem is a
-TemplateError naming the file, the field path, the line and, for a fixed set, the allowed values.
+hold; this module decodes it with that declaration, checks what a declaration cannot (expressions
+and the names they read, cross-field rules), and builds the objects the rest of the engine uses.
+Every problem is a TemplateError naming the file, the field path, the line and, for a fixed set,
+the allowed values. Both files must lie inside the folder: a link out of it is refused.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from msgspec import UNSET
 
 from perfdrill.engine.errors import TemplateError
 from perfdrill.engine.problems.expressions import Expression, parse_expression
+from perfdrill.engine.problems.families import Family, families_for, shown_path
 from perfdrill.engine.problems.question_file import DIFFICULTIES as DIFFICULTIES  # re-exported
 from perfdrill.engine.problems.question_file import FAMILIES as FAMILIES  # re-exported
 from perfdrill.engine.problems.question_file import (
@@ -27,8 +29,10 @@ from perfdrill.engine.problems.question_file import (
     QuestionFile,
     is_question_id,
 )
+from perfdrill.engine.problems.sandbox import clean_text
+from perfdrill.engine.problems.template_names import SPEC_KEYS, check_names
 from perfdrill.engine.schema import Where, decode
-from perfdrill.engine.yamlio import LineMap, load_yaml, read_text
+from perfdrill.engine.yamlio import LineMap, check_inside, load_yaml, read_text
 
 # The project-wide napkin-math tolerance: loose enough for specs rounded to 2-3 significant
 # figures along the way, tight enough to tell GB from GiB (7%) apart from the right answer.
@@ -55,6 +59,7 @@ class Parameter:
     step: float | None = None
     sig_figs: int | None = None
     where: dict[str, Any] = field(default_factory=dict)
+    unit: str | None = None  # the unit a drawn number is written in; expressions see a quantity
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,8 @@ class Part:
     sweep_values: tuple[float, ...] = ()
     sweep_unit: str = "1"
     mostly_one_answer: str = ""  # why a choice part may give one answer in over 90% of variants
+    answer_line: int = 0
+    prompt_line: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,7 +103,7 @@ class Template:
     scenario: dict[str, Any]
     inputs: dict[str, Expression]
     derived: tuple[Derived, ...]
-    scenarios: dict[str, dict[str, Expression]]
+    scenarios: dict[str, dict[str, Expression]]  # name -> inputs it replaces
     constraints: tuple[tuple[Expression, int], ...]
     parts: tuple[Part, ...]
     hints: tuple[str, ...]
@@ -106,32 +113,62 @@ class Template:
     file: str
     override: bool = False
     lines: dict[str, int] = field(default_factory=dict)
+    family_info: Family | None = None  # its title and description
+    # name -> the chip, model or dtypes a scenario runs with instead ({"model": "draft"})
+    scenario_specs: dict[str, dict[str, str]] = field(default_factory=dict)
+    where: Where | None = None
 
     def line_of(self, key: str) -> int | None:
         return self.lines.get(key)
 
+    def line(self, *path: str | int) -> int | None:
+        """The line of the value at `path` in question.yaml (`"hints", 2`), as far as it exists."""
+        return self.where.line(*path) if self.where else self.lines.get(str(path[0]))
 
-def load_template(folder: Path, *, display_root: Path | None = None) -> Template:
-    """Read and validate one template folder."""
+    @property
+    def family_title(self) -> str:
+        return self.family_info.title if self.family_info else self.family
+
+    @property
+    def parameters_by_name(self) -> dict[str, Parameter]:
+        return {parameter.name: parameter for parameter in self.parameters}
+
+    @property
+    def prompt_file(self) -> str:
+        return str(Path(self.file).parent / PROMPT_FILE)
+
+
+def load_template(
+    folder: Path, *, display_root: Path | None = None, families: dict[str, Family] | None = None
+) -> Template:
+    """Read and validate one template folder; `families` are those it may use (by default the
+    built-in ones and any its parent folder declares)."""
     path = folder / QUESTION_FILE
-    file = str(path.relative_to(display_root)) if display_root else str(path)
+    file = shown_path(path, display_root)
+    families = families_for(folder, display_root) if families is None else families
+    check_inside(path, folder, TemplateError, display=file)
     data = load_yaml(path, TemplateError, display=file)
     where = Where(file, data, TemplateError)
     question = decode(data, QuestionFile, where)
     if not is_question_id(question.id):
         raise where.error(f"{question.id!r} must be {ID_RULE}", "id")
+    if question.family not in families:
+        raise where.error(_unknown_family(question.family, families), "family")
     if question.id.split("/")[0] != question.family:
         raise where.error(f"{question.id!r} must start with its family {question.family!r}", "id")
     prompt_path = folder / PROMPT_FILE
+    prompt_file = str(Path(file).parent / PROMPT_FILE)
     if not os.path.lexists(prompt_path):
         raise TemplateError(f"missing {PROMPT_FILE} beside {QUESTION_FILE}", file=file)
+    check_inside(prompt_path, folder, TemplateError, display=prompt_file)
     parameters = tuple(_parameter(name, fields, where) for name, fields in question.parameters.items())
-    return Template(
+    scenarios, specs = _scenarios(question, {p.name: p.kind for p in parameters}, where)
+    template = Template(
         id=question.id,
-        title=question.title,
+        title=clean_text(question.title),
         family=question.family,
         difficulty=question.difficulty,
-        tags=tuple(question.tags),
+        tags=tuple(clean_text(tag) for tag in question.tags),
         workload=question.workload,
         parameters=parameters,
         scenario=_scenario(question, {p.name: p.kind for p in parameters}, where),
@@ -146,10 +183,7 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
             )
             for name, fields in question.derived.items()
         ),
-        scenarios={
-            name: {key: _expression(where, text, "scenarios", name, key) for key, text in overrides.items()}
-            for name, overrides in question.scenarios.items()
-        },
+        scenarios=scenarios,
         constraints=tuple(
             (_expression(where, text, "constraints", index), where.line("constraints", index) or 0)
             for index, text in enumerate(question.constraints)
@@ -157,11 +191,24 @@ def load_template(folder: Path, *, display_root: Path | None = None) -> Template
         parts=_parts(question.parts, where),
         hints=tuple(question.hints),
         insight=question.insight,
-        prompt=read_text(prompt_path, TemplateError, display=str(Path(file).parent / PROMPT_FILE)),
+        prompt=read_text(prompt_path, TemplateError, display=prompt_file),
         folder=folder,
         file=file,
         override=question.override,
         lines=dict(data.key_lines) if isinstance(data, LineMap) else {},
+        family_info=families[question.family],
+        scenario_specs=specs,
+        where=where,
+    )
+    check_names(template, where)
+    return template
+
+
+def _unknown_family(family: str, families: dict[str, Family]) -> str:
+    declared = [f.id for f in families.values() if not f.builtin]
+    return (
+        f"unknown family {family!r}: declare it in {family}/family.yaml (title, description) in the "
+        f"folder that holds this template's folder, or use one of: {', '.join([*declared, *FAMILIES])}"
     )
 
 
@@ -176,12 +223,17 @@ def _parameter(name: str, fields: ParameterFields, where: Where) -> Parameter:
     path = ("parameters", name)
     fields.check(where, *path)
     line = where.line(*path) or 0
+    unit = None if fields.unit is UNSET else fields.unit
     if fields.chip is not UNSET or fields.model is not UNSET:
         kind = "chip" if fields.chip is not UNSET else "model"
+        if unit is not None:
+            raise where.error(f"a {kind} parameter takes no unit", *path, "unit")
         filters = fields.chip if kind == "chip" else fields.model
         return Parameter(name, kind, line, where=filters.given() if filters else {})
     if fields.choice is not UNSET:
-        return Parameter(name, "choice", line, choices=tuple(fields.choice))
+        if unit is not None and any(isinstance(c, str) for c in fields.choice):
+            raise where.error("a unit goes only with numbers, and these choices hold text", *path, "unit")
+        return Parameter(name, "choice", line, choices=tuple(fields.choice), unit=unit)
     assert fields.range is not UNSET  # check() saw exactly one kind
     low, high = fields.range
     if low >= high:
@@ -200,6 +252,7 @@ def _parameter(name: str, fields: ParameterFields, where: Where) -> Parameter:
         log=log,
         step=None if fields.step is UNSET else fields.step,
         sig_figs=None if fields.sig_figs is UNSET else fields.sig_figs,
+        unit=unit,
     )
 
 
@@ -212,6 +265,29 @@ def _scenario(question: QuestionFile, kinds: dict[str, str], where: Where) -> di
             named = ", ".join(name for name, kind in kinds.items() if kind == key) or "none"
             raise where.error(f"must name a {key} parameter; {key} parameters: {named}", "scenario", key)
     return scenario
+
+
+def _scenarios(
+    question: QuestionFile, kinds: dict[str, str], where: Where
+) -> tuple[dict[str, dict[str, Expression]], dict[str, dict[str, str]]]:
+    """Each scenario's replaced inputs (expressions), and the chip, model or dtypes it swaps in."""
+    inputs: dict[str, dict[str, Expression]] = {}
+    specs: dict[str, dict[str, str]] = {}
+    for name, overrides in question.scenarios.items():
+        inputs[name], specs[name] = {}, {}
+        for key, value in overrides.items():
+            if key not in SPEC_KEYS:
+                inputs[name][key] = _expression(where, value, "scenarios", name, key)
+                continue
+            if not isinstance(value, str):
+                raise where.error(f"must name a parameter or a dtype, not {value!r}", "scenarios", name, key)
+            if key in ("chip", "model") and kinds.get(value) != key:
+                named = ", ".join(n for n, kind in kinds.items() if kind == key) or "none"
+                raise where.error(
+                    f"must name a {key} parameter; {key} parameters: {named}", "scenarios", name, key
+                )
+            specs[name][key] = value
+    return inputs, {name: given for name, given in specs.items() if given}
 
 
 def _parts(entries: list[PartFields], where: Where) -> tuple[Part, ...]:
@@ -230,6 +306,8 @@ def _parts(entries: list[PartFields], where: Where) -> tuple[Part, ...]:
             "kind": fields.kind,
             "prompt": fields.prompt,
             "line": where.line(*path) or 0,
+            "answer_line": where.line(*path, "answer") or 0,
+            "prompt_line": where.line(*path, "prompt") or 0,
         }
         if fields.mostly_one_answer is not UNSET:
             common["mostly_one_answer"] = fields.mostly_one_answer
@@ -265,7 +343,7 @@ def _numeric_part(
 def _choice_part(
     fields: PartFields, common: dict[str, Any], where: Where, path: tuple[str | int, ...]
 ) -> Part:
-    choices = tuple(fields.choices or ())
+    choices = tuple(clean_text(c) for c in fields.choices or ())
     if (fields.answer is UNSET) == (fields.correct is UNSET):
         raise where.error(
             "a choice part needs exactly one of answer (a labelled quantity) or correct (a choice)", *path
@@ -274,11 +352,11 @@ def _choice_part(
         return Part(**common, answer=_expression(where, fields.answer, *path, "answer"), choices=choices)
     if not isinstance(fields.correct, str):
         raise where.error("a choice part has one correct choice, not a list", *path, "correct")
-    if fields.correct not in choices:
+    if clean_text(fields.correct) not in choices:
         raise where.error(
             f"{fields.correct!r} is not one of the choices: {', '.join(choices)}", *path, "correct"
         )
-    return Part(**common, choices=choices, correct=(fields.correct,))
+    return Part(**common, choices=choices, correct=(clean_text(fields.correct),))
 
 
 def _multi_part(
@@ -293,10 +371,11 @@ def _multi_part(
             sweep_values=tuple(float(v) for v in fields.sweep.values),
             sweep_unit=fields.sweep.unit,
         )
-    choices = tuple(_required(fields, "choices", where, path))
+    choices = tuple(clean_text(c) for c in _required(fields, "choices", where, path))
     correct = _required(fields, "correct", where, path)
     if isinstance(correct, str):
         raise where.error("a multi part's correct is a list of choices", *path, "correct")
+    correct = [clean_text(label) for label in correct]
     for label in correct:
         if label not in choices:
             raise where.error(f"{label!r} is not one of the choices", *path, "correct")

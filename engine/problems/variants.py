@@ -11,14 +11,17 @@ import hashlib
 import math
 import random
 from collections.abc import Callable, Mapping
+from decimal import Decimal
+from functools import cache
 from typing import Any
 
-from perfdrill.engine.errors import PerfdrillError, SpecError, TemplateError, UsageError
-from perfdrill.engine.model.evaluation import computed, fill
+from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
+from perfdrill.engine.model.evaluation import computed, fill, info
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
 from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
-from perfdrill.engine.problems.expressions import Expression
+from perfdrill.engine.problems.answer_units import unit_scale
+from perfdrill.engine.problems.expressions import Expression, describe
 from perfdrill.engine.problems.mistakes import ANSWER, Mistake
 from perfdrill.engine.problems.templates import Parameter, Template
 
@@ -68,13 +71,43 @@ def draw(parameter: Parameter, rng: random.Random, specs: SpecBook, template: Te
             value = parameter.low + u * (parameter.high - parameter.low)
         if parameter.step is not None:
             value = min(max(round(value / parameter.step) * parameter.step, parameter.low), parameter.high)
-            return int(value) if float(parameter.step).is_integer() else value
+            if float(parameter.step).is_integer():
+                return int(value)
+            return round(value, _decimals(parameter.step))  # 0.6, not 0.6000000000000001
         assert parameter.sig_figs is not None
         return round_sig(value, parameter.sig_figs)
     options = candidates(parameter, specs, template)
     if not options:
         raise _parameter_error(parameter, template, "no value matches its filters")
     return options[int(rng.random() * len(options))]
+
+
+def _decimals(step: float) -> int:
+    """Decimal places of `step` as written: 0.05 -> 2, 1e-05 -> 5."""
+    exponent = Decimal(repr(float(step))).as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+@cache
+def parameter_scales(template: Template) -> dict[str, float]:
+    """Factor from each parameter's unit to the engine's (ms -> s is 0.001); a bad unit is located."""
+    scales = {}
+    for parameter in template.parameters:
+        if parameter.unit:
+            try:
+                scales[parameter.name] = unit_scale(parameter.unit)[1]
+            except PerfdrillError as exc:
+                raise TemplateError(
+                    exc.message, file=template.file, line=template.line("parameters", parameter.name, "unit"),
+                    field=f"parameters.{parameter.name}.unit",
+                ) from None  # fmt: skip
+    return scales
+
+
+def parameter_value(template: Template, params: Mapping[str, Any], name: str) -> Any:
+    """A parameter as expressions see it: the number drawn, in the engine's unit."""
+    scale = parameter_scales(template).get(name)
+    return params[name] if scale is None else params[name] * scale
 
 
 def _parameter_error(parameter: Parameter, template: Template, message: str) -> TemplateError:
@@ -147,7 +180,7 @@ class Variant:
 
     def lookup(self, name: str, scope: str | None) -> Any:
         if scope is None and name in self.params and name not in self.inputs:
-            return self.params[name]
+            return parameter_value(self.template, self.params, name)
         values = self.values(scope)
         if name not in values:
             if name not in self._table:
@@ -174,6 +207,11 @@ class Variant:
                 )
             base = self.correct or self
             inputs = dict(self.inputs)
+            if scope in self.template.scenario_specs:  # another chip, model or dtype
+                changed, dropped = swapped_inputs(self.template, self.params, scope)
+                inputs.update(changed)
+                for name in dropped:
+                    inputs.pop(name, None)
             for name, expression in self.template.scenarios[scope].items():
                 inputs[name] = float(base.evaluate(expression))
         correct = self.correct
@@ -227,39 +265,79 @@ def chip_facts(chip: Chip, dtype: str) -> dict[str, float]:
     return facts
 
 
-def scenario_inputs(template: Template, params: Mapping[str, Any], specs: SpecBook) -> dict[str, float]:
-    """Engine inputs from the template's scenario (chip, model, dtypes) and its `inputs` block."""
-    scenario = template.scenario
+@cache
+def _workload_inputs(workload: str) -> frozenset[str]:
+    """The inputs `workload`'s formulas read."""
+    table = computed(workload)
+    return frozenset(arg for name in table for arg in info(workload, name).args) - frozenset(table)
 
+
+def _shown(value: Any) -> str:
+    if isinstance(value, Chip | Model):
+        return f"the {type(value).__name__.lower()} {value.id!r}"
+    return repr(value)
+
+
+def _count(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not float(value).is_integer():
+        raise UsageError(f"{key} must be a whole number, not {_shown(value)}")
+    return int(value)
+
+
+def _fraction(value: Any, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UsageError(f"{key} must be a number, not {_shown(value)}")
+    return float(value)
+
+
+def _spec_inputs(
+    template: Template, scenario: Mapping[str, Any], params: Mapping[str, Any]
+) -> dict[str, float]:
     def resolve(key: str, default: Any) -> Any:
         value = scenario.get(key, default)
         return params[value] if isinstance(value, str) and value in params else value
 
     inputs: dict[str, float] = dict(DEFAULT_INPUTS)
+    chip = resolve("chip", None)
+    if chip is not None:
+        dtype = resolve("dtype", "bf16")
+        # A question that reads no FLOP/s (a collective) runs on a chip without this dtype's peak.
+        unused = "peak_flops" not in _workload_inputs(template.workload) and dtype not in chip.peak_flops
+        chips, mfu = _count(resolve("chips", 1), "chips"), _fraction(resolve("mfu", 1.0), "mfu")
+        values = hardware(chip, dtype, flops=1.0 if unused else None, chips=chips, mfu=mfu).inputs()
+        if unused:
+            del values["peak_flops"]
+        inputs.update(values)
+        inputs.update(chip_facts(chip, dtype))
+    model = resolve("model", None)
+    if model is not None:
+        inputs.update(
+            model_inputs(
+                model, weight_dtype=resolve("weight_dtype", "bf16"), kv_dtype=resolve("kv_dtype", "bf16")
+            )
+        )
+    return inputs
+
+
+def scenario_inputs(
+    template: Template, params: Mapping[str, Any], specs: SpecBook | None = None, scope: str | None = None
+) -> dict[str, float]:
+    """Engine inputs from the template's scenario (chip, model, dtypes) and its `inputs` block;
+    `scope` names a scenario that swaps in another chip, model or dtype."""
+    scenario = {**template.scenario, **template.scenario_specs.get(scope or "", {})}
+    path = ("scenarios", scope) if scope in template.scenario_specs else ("scenario",)
     try:
-        chip = resolve("chip", None)
-        if chip is not None:
-            dtype = resolve("dtype", "bf16")
-            inputs.update(
-                hardware(chip, dtype, chips=int(resolve("chips", 1)), mfu=float(resolve("mfu", 1.0))).inputs()
-            )
-            inputs.update(chip_facts(chip, dtype))
-        model = resolve("model", None)
-        if model is not None:
-            inputs.update(
-                model_inputs(
-                    model, weight_dtype=resolve("weight_dtype", "bf16"), kv_dtype=resolve("kv_dtype", "bf16")
-                )
-            )
-    except (SpecError, UsageError) as exc:
+        inputs = _spec_inputs(template, scenario, params)
+    except (PerfdrillError, TypeError, ValueError) as exc:
+        message = exc.message if isinstance(exc, PerfdrillError) else describe(exc)
         raise TemplateError(
-            exc.message, file=template.file, line=template.line_of("scenario"), field="scenario"
+            message, file=template.file, line=template.line(*path), field=".".join(map(str, path))
         ) from None
     for name, expression in template.inputs.items():
 
         def look(n: str, s: str | None) -> Any:
             if s is None and n in params:
-                return params[n]
+                return parameter_value(template, params, n)
             if s is None and n in inputs:
                 return inputs[n]
             raise UsageError(f"unknown name {n!r}: inputs may use parameters and scenario values")
@@ -268,6 +346,17 @@ def scenario_inputs(template: Template, params: Mapping[str, Any], specs: SpecBo
             inputs[name] = float(expression.evaluate(look))
         except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
             raise TemplateError(
-                str(exc), file=template.file, line=template.line_of("inputs"), field=f"inputs.{name}"
-            ) from None
+                exc.message if isinstance(exc, PerfdrillError) else describe(exc),
+                file=template.file, line=template.line("inputs", name), field=f"inputs.{name}",
+            ) from None  # fmt: skip
     return inputs
+
+
+def swapped_inputs(
+    template: Template, params: Mapping[str, Any], scope: str
+) -> tuple[dict[str, float], set[str]]:
+    """What scenario `scope`'s chip, model or dtypes change in the inputs, and what they drop
+    (a chip without a sparse figure); inputs a variant replaced itself (a sweep) stay replaced."""
+    before, after = scenario_inputs(template, params), scenario_inputs(template, params, scope=scope)
+    changed = {name: value for name, value in after.items() if before.get(name) != value}
+    return changed, set(before) - set(after)

@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from perfdrill.cli.options import add_questions_option, add_restriction_options, add_specs_option
+from perfdrill.cli.questions import load_questions
 from perfdrill.engine import PerfdrillError, UsageError, user_data_dir
 from perfdrill.engine.model import computed, info, load_specs, workload_names
 from perfdrill.engine.output import explanation_markdown
@@ -25,7 +26,6 @@ from perfdrill.engine.problems import (
     Template,
     generate,
     letter,
-    load_bank,
     load_folders,
     question_schema,
     scaffold,
@@ -90,9 +90,12 @@ def run_schema(args: argparse.Namespace) -> int:
 
 def run_new(args: argparse.Namespace) -> int:
     root = args.into or user_data_dir() / "questions"
-    folder = scaffold(args.id, root)
-    print(f"created {folder}/ (question.yaml, prompt.md.j2)")
-    print(f"next: perfdrill check {folder}   then   perfdrill preview {folder} --watch")
+    made = scaffold(args.id, root)
+    if made.family_file is not None:
+        near = f" (did you mean the built-in {' or '.join(made.near)}?)" if made.near else ""
+        print(f"created {made.family_file}: a new family{near}; edit its title and description")
+    print(f"created {made.folder}/ (question.yaml, prompt.md.j2)")
+    print(f"next: perfdrill check {made.folder}   then   perfdrill preview {made.folder} --watch")
     return 0
 
 
@@ -101,7 +104,7 @@ def _template(args: argparse.Namespace) -> Template:
     if folder.is_dir():
         (template,) = load_folders([folder], folder.parent)
         return template
-    return load_bank(args.questions).get(args.target)
+    return load_questions(args.questions).get(args.target)
 
 
 def preview_view(problem: Problem) -> RenderableType:

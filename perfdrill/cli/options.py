@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
+from perfdrill.engine.problems import DIFFICULTIES
 
 
 def add_specs_option(parser: Any) -> None:
@@ -23,8 +23,12 @@ def add_set_options(parser: Any, what: str) -> None:
     """How many questions, from which families and difficulty, with which seed."""
     parser.add_argument("--count", type=int, default=10, help=f"number of {what} (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
-    parser.add_argument(
-        "--family", action="append", default=[], choices=list(FAMILIES), help="only this family"
+    parser.add_argument(  # any family the bank holds: built-in, or declared by your templates
+        "--family",
+        action="append",
+        default=[],
+        metavar="FAMILY",
+        help="only this family (see `perfdrill list`)",
     )
     parser.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
 

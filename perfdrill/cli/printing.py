@@ -14,6 +14,7 @@ from types import FrameType
 from typing import Any, BinaryIO
 
 from perfdrill.cli.options import add_questions_option, add_set_options, add_specs_option
+from perfdrill.cli.questions import load_questions
 from perfdrill.engine import UsageError
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.output import (
@@ -33,7 +34,6 @@ from perfdrill.engine.output import (
     write_markdown_version,
 )
 from perfdrill.engine.practice import Plan, Practice
-from perfdrill.engine.problems import load_bank
 
 PRINTED = ("html", "pdf")
 LMS = ("moodle", "qti")
@@ -72,6 +72,12 @@ def register(commands: Any) -> None:
     )
     gen.add_argument("--one-per-page", action="store_true", help="a page break between problems (html, pdf)")
     gen.add_argument("--no-plots", action="store_true", help="leave the roofline plots out of the key")
+    gen.add_argument(
+        "--question", action="append", default=[], metavar="ID", help="only this question (repeat for more)"
+    )
+    gen.add_argument(
+        "--no-builtin", action="store_true", help="only your own questions (your folder and --questions)"
+    )
     gen.add_argument("-o", "--output", type=Path, help="write to FILE instead of stdout")
     add_questions_option(gen)
     add_specs_option(gen)
@@ -168,7 +174,8 @@ def run_generate(args: argparse.Namespace) -> int:
         paths = paths[:-1]
     with Interrupts() as interrupts, contextlib.ExitStack() as stack:
         outs = [stack.enter_context(_opened(p)) if p else sys.stdout.buffer for p in paths]
-        bank, specs = load_bank(args.questions), load_specs(args.specs)
+        bank = load_questions(args.questions).only(args.question, builtin=not args.no_builtin)
+        specs = load_specs(args.specs)
         if args.format in LMS:
             _write_pool(args, bank, specs, outs[0], interrupts.check)
         else:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ from perfdrill.engine import UsageError, user_data_dir
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.output import answers_markdown
 from perfdrill.engine.problems import (
+    Bank,
     builtin_root,
     check_paths,
     generate,
@@ -23,6 +26,7 @@ from perfdrill.engine.problems import (
 def register(commands: Any) -> None:
     listing = commands.add_parser("list", help="list the question templates")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.add_argument("--no-builtin", action="store_true", help="only your own questions")
     add_questions_option(listing)
     listing.set_defaults(handler=run_list)
 
@@ -46,10 +50,25 @@ def register(commands: Any) -> None:
     check.set_defaults(handler=run_check)
 
 
+def load_questions(extra: Iterable[Path]) -> Bank:
+    """The bank, after one warning line on stderr for each template of yours left out of it."""
+    bank = load_bank(extra)
+    for problem in bank.skipped:
+        sys.stderr.write(f"perfdrill: warning: {problem.one_line()} (left out)\n")
+    return bank
+
+
 def run_list(args: argparse.Namespace) -> int:
-    bank = load_bank(args.questions)
+    bank = load_questions(args.questions).only(builtin=not args.no_builtin)
     rows = [
-        {"id": t.id, "title": t.title, "family": t.family, "difficulty": t.difficulty, "tags": list(t.tags)}
+        {
+            "id": t.id,
+            "title": t.title,
+            "family": t.family,
+            "family_title": t.family_title,
+            "difficulty": t.difficulty,
+            "tags": list(t.tags),
+        }
         for t in bank.templates.values()
     ]
     if args.json:
@@ -59,6 +78,12 @@ def run_list(args: argparse.Namespace) -> int:
     for row in rows:
         print(f"{row['id']:<{width}}  {row['difficulty']:<6}  {row['title']}")
     print(f"\n{len(rows)} templates in {len({r['family'] for r in rows})} families")
+    own = [f for f in bank.families.values() if not f.builtin]
+    for family in own:
+        print(
+            f"your family {family.id}: {family.title}"
+            + (f" — {family.description}" if family.description else "")
+        )
     return 0
 
 
@@ -74,7 +99,7 @@ def parse_answers(pairs: list[str]) -> dict[str, str]:
 
 def run_grade(args: argparse.Namespace) -> int:
     specs = load_specs(args.specs).only(args.chip, args.model)
-    problem = generate(load_bank(args.questions).get(args.question), args.seed, specs)
+    problem = generate(load_questions(args.questions).get(args.question), args.seed, specs)
     result = grade(problem, parse_answers(args.answer))
     if args.json:
         print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))

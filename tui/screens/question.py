@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
-from perfdrill.engine.problems import FAMILIES, Problem, letter
+from perfdrill.engine.problems import Problem, letter
 from perfdrill.tui.messages import SpecsToggled, Submitted
 from perfdrill.tui.screens.confirm import ask_to_end
 from perfdrill.tui.widgets import PartInput, SpecPanel, TitleBar
@@ -64,7 +64,7 @@ class QuestionScreen(Screen[None]):
                     Text.assemble(
                         (template.title, "bold"),
                         (
-                            f"  {FAMILIES[template.family]} · {template.difficulty} · {self.progress}"
+                            f"  {template.family_title} · {template.difficulty} · {self.progress}"
                             f" · {self.reference}",
                             "dim",
                         ),

@@ -39,6 +39,10 @@ def history_line(stats: list[FamilyStats]) -> Text:
     return Text(line, style="dim")
 
 
+# chip ids, model ids, today's queue, and the families (id -> title) the bank declares
+Loaded = tuple[list[str], list[str], ReviewQueue | None, dict[str, str] | None]
+
+
 class StartScreen(Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", priority=True),
@@ -54,13 +58,13 @@ class StartScreen(Screen[None]):
         defaults: Plan,
         unfinished: StoredSession | None,
         history: Text,
-        ready: tuple[list[str], list[str], ReviewQueue | None] | None = None,
+        ready: Loaded | None = None,
     ) -> None:
         super().__init__()
         self.defaults = defaults
         self.unfinished = unfinished
         self.history = history
-        self.loaded = ready  # chip ids, model ids and today's queue, once the bank has loaded
+        self.loaded = ready  # chip ids, model ids, today's queue and the bank's families, once loaded
         self.ready = False
         self.queue: ReviewQueue | None = None
 
@@ -152,17 +156,29 @@ class StartScreen(Screen[None]):
         button.disabled = queue is None or queue.size == 0
         button.refresh(layout=True)
 
-    def bank_ready(self, chips: list[str], models: list[str], queue: ReviewQueue | None) -> None:
-        """The bank and specs are loaded: offer their ids and today's queue, and allow starting.
-        The bank may load before this screen is mounted: then it is shown once it is."""
-        self.loaded = (chips, models, queue)
+    def bank_ready(
+        self,
+        chips: list[str],
+        models: list[str],
+        queue: ReviewQueue | None,
+        families: dict[str, str] | None = None,
+    ) -> None:
+        """The bank and specs are loaded: offer their ids, the families your templates declare and
+        today's queue, and allow starting. The bank may load before this screen is mounted: then it
+        is shown once it is."""
+        self.loaded = (chips, models, queue, families)
         if self.is_mounted:
             self._show_loaded()
 
     def _show_loaded(self) -> None:
         assert self.loaded is not None
-        chips, models, queue = self.loaded
+        chips, models, queue, families = self.loaded
         self.ready = True
+        picker = self.query_one("#families", TickList)
+        offered = {picker.get_option_at_index(i).value for i in range(picker.option_count)}
+        for family, title in (families or {}).items():
+            if family not in offered:
+                picker.add_option((title, family, family in self.defaults.families))
         self.query_one("#chips", Input).suggester = SuggestFromList(chips, case_sensitive=False)
         self.query_one("#models", Input).suggester = SuggestFromList(models, case_sensitive=False)
         self.query_one("#start-button", Button).disabled = False
