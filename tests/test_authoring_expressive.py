@@ -154,7 +154,7 @@ def test_a_second_chip_in_one_question(tmp_path: Path) -> None:
         problem.prompt.replace("\u00a0", " ")
         == "NVIDIA H100 SXM5 80GB or NVIDIA A100 SXM4 80GB: 139 µs or 441 µs."
     )
-    assert "*With on_a100: chip = NVIDIA A100 SXM4 80GB:*" in explanation_markdown(problem)
+    assert "*With the chip NVIDIA A100 SXM4 80GB:*" in explanation_markdown(problem)
 
 
 # A ring all-reduce of 1 GB over 4 V100s' NVLink 2 (150 GB/s one way): 2·(3/4)·1 GB / 150 GB/s
