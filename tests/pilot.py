@@ -87,12 +87,13 @@ async def submit(pilot: Pilot[None], *texts: str) -> FeedbackScreen:
 
 
 def screen_text(pilot: Pilot[None]) -> str:
-    """The plain text of every Static on screen, tables included."""
+    """The plain text of every Static on screen, tables included; the no-break spaces that tie
+    numbers to units read as spaces."""
     console = Console(width=120, record=True, file=io.StringIO(), color_system=None)
     for widget in pilot.app.screen.query(Static):
         content = widget.content
         console.print(content if isinstance(content, ConsoleRenderable) else str(content))
-    return console.export_text()
+    return console.export_text().replace("\u00a0", " ")
 
 
 def flip_table(path: Path, table: str) -> None:

@@ -176,6 +176,6 @@ def test_a_scenario_point_is_labelled_with_its_scenario() -> None:
     labels = [p.label for p in view.points]
     assert (
         len(labels) == 2
-        and labels[1] == labels[0] + " (what-if: bytes per stored weight ×2)"  # int8 weights vs bf16
+        and labels[1] == labels[0] + " (what-if: twice the bytes per weight)"  # bf16 weights vs int8
         and labels[0].startswith("decode step, batch ")
     )

@@ -150,6 +150,15 @@ def _time(value: float, digits: int) -> str:
     raise AssertionError(value)  # unreachable: 60 s and more is at least a minute
 
 
+def as_shown(value: float, unit: str, digits: int) -> float:
+    """The number `format_quantity(value, unit, digits=digits)` shows, back in `unit`: a time shown
+    in minutes or hours is rounded in that unit (66.8 s reads "66.8 s", 4,212 s "70.2 min")."""
+    if unit == "s" and abs(_round_sig(value, digits)) >= 60:
+        scale = next(s for s, _ in _LONG_TIMES if abs(_round_sig(value, digits)) >= s * (1 - 1e-12))
+        return _round_sig(value / scale, digits) * scale
+    return _round_sig(value, digits)
+
+
 def format_quantity(
     value: float, unit: str, *, digits: int = 3, binary: bool = False, whole_number: bool = False
 ) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
 from perfdrill.engine.model.explain import is_whole, label_of
-from perfdrill.engine.model.numbers import format_in_unit, format_quantity, tie_units, unit_shown
+from perfdrill.engine.model.numbers import as_shown, format_in_unit, format_quantity, tie_units, unit_shown
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import answer_factor, derived_scales
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
@@ -31,7 +31,6 @@ from perfdrill.engine.problems.variants import (
     mistake_value,
     parameter_scales,
     rng_for,
-    round_sig,
     scenario_inputs,
 )
 
@@ -142,7 +141,8 @@ def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
         variant = Variant(template, params, inputs)
         for derived in template.derived:
             try:
-                shown = round_sig(float(variant.evaluate(derived.value)), derived.sig_figs)
+                unit = derived.unit or INPUTS.get(derived.name, ("1",))[0]  # as the prompt shows it
+                shown = as_shown(float(variant.evaluate(derived.value)), unit, derived.sig_figs)
                 inputs[derived.name] = shown * scales.get(derived.name, 1.0)
             except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
                 raise _located(template, f"derived.{derived.name}", derived.line, exc) from None
