@@ -33,6 +33,7 @@ from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
 from perfdrill.engine.model.quantization import GROUP_SCALES
 from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_TRANSFER, SERVING_LATENCY
 from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO
+from perfdrill.engine.model.speculative import DRAFT_LENGTH, SPECULATION, SPECULATIVE_STEP
 from perfdrill.engine.model.training_economics import TRAINING_ECONOMICS
 
 MATMUL = [
@@ -543,4 +544,8 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "chunked_prefill": lambda: [*MODEL, *SYSTEM, *decode(), *CHUNKED_PREFILL],
     "disaggregation": lambda: [*MODEL, *SYSTEM, *prefill(prefix="prefill_"), *KV_TRANSFER],
     "train_economics": lambda: [*MODEL, *SYSTEM, *TRAIN, *TRAINING_ECONOMICS],
+    # Issue 13, speculative decoding (engine/model/speculative.py): Leviathan et al.'s model alone,
+    # and a target and draft served on a chip, each step at its roofline.
+    "speculative": lambda: [*SPECULATION, *DRAFT_LENGTH],
+    "speculative_decode": lambda: [*MODEL, *SYSTEM, *decode(), *SPECULATIVE_STEP, *SPECULATION],
 }
