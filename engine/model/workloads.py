@@ -548,4 +548,6 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     # and a target and draft served on a chip, each step at its roofline.
     "speculative": lambda: [*SPECULATION, *DRAFT_LENGTH],
     "speculative_decode": lambda: [*MODEL, *SYSTEM, *decode(), *SPECULATIVE_STEP, *SPECULATION],
+    # Issue 13, bank shape: a profiled data-parallel step, read with nccl-tests' bus bandwidth.
+    "dp_profile": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *DP_OVERLAP, *BUS_BANDWIDTH],
 }
