@@ -485,6 +485,78 @@ TENSOR_PARALLEL_SYNC = [
     ),
 ]
 
+# Issue 13, bank shape: a decode step split over `participants` chips with Megatron tensor
+# parallelism. Each layer all-reduces its output (batch × model width) twice; small messages pay the
+# α of every ring step (collectives.ALPHA_BETA), so at a small batch latency can dominate.
+TP_DECODE = [
+    define(
+        "collective_bytes",
+        SYM["batch"] * SYM["d_model"] * SYM["activation_bytes"],
+        "byte",
+        "one layer's output for the step's new tokens: batch × model width",
+        label="all-reduce buffer",
+    ),
+    define(
+        "tp_decode_comm_time",
+        2 * SYM["layers"] * q("alpha_beta_all_reduce_time"),
+        "s",
+        "two all-reduces per layer (after attention and after the MLP), one after another",
+        label="all-reduce time per step",
+    ),
+    define(
+        "tp_decode_step_time",
+        q("runtime") + q("tp_decode_comm_time"),
+        "s",
+        "the step's reads and math on its share of each chip, then its all-reduces, not overlapped",
+        label="step time with all-reduces",
+    ),
+    define(
+        "tp_decode_comm_share",
+        q("tp_decode_comm_time") / q("tp_decode_step_time"),
+        "1",
+        "share of the step spent all-reducing",
+        label="all-reduce share of the step",
+    ),
+]
+
+# Issue 13, bank shape: a decode step launched kernel by kernel from eager PyTorch. The CPU queues
+# the step's kernels while the GPU runs them, so the step takes the slower of the two; a CUDA graph
+# launches the whole step at once (inefficiencies.OVERHEAD models the same for pointwise chains).
+DECODE_LAUNCH = [
+    *[f for f in OVERHEAD if f.name == "launch_time"],
+    define(
+        "decode_gpu_time",
+        Max(q("runtime"), SYM["kernels"] * SYM["kernel_floor"]),
+        "s",
+        "the step on the GPU: its roofline, and never under every kernel's floor",
+        label="GPU time per step",
+    ),
+    define(
+        "eager_decode_time",
+        Max(q("launch_time"), q("decode_gpu_time")),
+        "s",
+        "eager: the CPU launches each kernel while the GPU runs earlier ones; the slower sets the pace",
+        label="eager step time",
+    ),
+    define(
+        "graph_decode_time",
+        SYM["launch_overhead"] + q("decode_gpu_time"),
+        "s",
+        "a CUDA graph launches the whole step once; the GPU's work stays the same",
+        label="CUDA-graph step time",
+    ),
+    define(
+        "decode_launch_bound",
+        Piecewise((1, q("launch_time") > q("decode_gpu_time")), (0, True)),
+        "1",
+        "what sets an eager decode step's time: the GPU's work or the CPU's launches",
+        labels=("the GPU's work", "the CPU's kernel launches"),
+        phrases=("the GPU's work sets the pace", "the CPU's launches set the pace"),
+        shown="launches if launch_time > decode_gpu_time else the GPU",
+        label="what sets the pace",
+    ),
+]
+
 WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "model": lambda: MODEL,
     "roofline": lambda: SYSTEM,
@@ -548,6 +620,9 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     # and a target and draft served on a chip, each step at its roofline.
     "speculative": lambda: [*SPECULATION, *DRAFT_LENGTH],
     "speculative_decode": lambda: [*MODEL, *SYSTEM, *decode(), *SPECULATIVE_STEP, *SPECULATION],
-    # Issue 13, bank shape: a profiled data-parallel step, read with nccl-tests' bus bandwidth.
+    # Issue 13, bank shape: a profiled data-parallel step, read with nccl-tests' bus bandwidth, and a
+    # tensor-parallel decode step with its all-reduces (α–β).
     "dp_profile": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *DP_OVERLAP, *BUS_BANDWIDTH],
+    "tp_decode": lambda: [*MODEL, *SYSTEM, *decode(), *TP_DECODE, *GROUP_COLLECTIVE, *ALPHA_BETA],
+    "decode_launch": lambda: [*MODEL, *SYSTEM, *decode(), *DECODE_LAUNCH],
 }

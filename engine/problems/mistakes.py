@@ -315,6 +315,7 @@ CATALOGUE: dict[str, Mistake] = {
             "Counted attention FLOPs at the KV heads",
             "Every query head scores and mixes the context on its own; GQA shares only the cached K and V.",
             attention_flops_per_sequence="attention_flops_per_sequence * kv_heads / heads",
+            prompt_attention_flops="prompt_attention_flops * kv_heads / heads",  # and over a prompt
         ),
         _m(
             "causal-half-in-decode",
@@ -502,6 +503,14 @@ CATALOGUE: dict[str, Mistake] = {
             "the weight reads, sets the time, and verifying costs up to k + 1 plain steps.",
             verify_runtime="runtime",
             verify_slowdown="1",
+        ),
+        # Issue 13, bank shape: prefill attention over a long prompt
+        _m(
+            "causal-full-square",
+            "Counted the whole prompt² of a causal prefill",
+            "With a causal mask each prompt token scores only the tokens up to itself: half of the "
+            "prompt × prompt score matrix, so half the attention FLOPs.",
+            prompt_attention_flops="2 * prompt_attention_flops",
         ),
     )
 }
