@@ -1,7 +1,7 @@
 """Serving economics: latency targets, cost per token, KV-cache management and prefill/decode
 disaggregation (training economics, MFU and Chinchilla, are in training_economics.py).
 
-Each list sits on top of the building blocks in formulas.py and workloads.py (a decode step as one
+Each list sits on top of the building blocks in formulas.py and inference.py (a decode step as one
 roofline, a prefill with the prefix "prefill_"), and workloads.py gathers them.
 
 Sources behind the conventions (the tests reproduce the published figures):

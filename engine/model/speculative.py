@@ -106,7 +106,7 @@ DRAFT_LENGTH: list[Formula] = [
     ),
 ]
 
-# A served target and draft on a chip: a round's times from the decode roofline (workloads.decode).
+# A served target and draft on a chip: a round's times from the decode roofline (inference.decode).
 SPECULATIVE_STEP: list[Formula] = [
     define(
         "draft_cost_ratio",
