@@ -39,7 +39,7 @@ from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
 from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
 from perfdrill.engine.model.quantization import GROUP_SCALES
-from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_TRANSFER, SERVING_LATENCY
+from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_RELOAD, KV_TRANSFER, SERVING_LATENCY
 from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO
 from perfdrill.engine.model.speculative import DRAFT_LENGTH, SPECULATION, SPECULATIVE_STEP
 from perfdrill.engine.model.training_economics import TRAINING_ECONOMICS
@@ -272,4 +272,12 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "dp_profile": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *DP_OVERLAP, *BUS_BANDWIDTH],
     "tp_decode": lambda: [*MODEL, *SYSTEM, *decode(), *TP_DECODE, *GROUP_COLLECTIVE, *ALPHA_BETA],
     "decode_launch": lambda: [*MODEL, *SYSTEM, *decode(), *DECODE_LAUNCH],
+    # A preempted sequence's cache fetched back or rebuilt by a prefill with its attention.
+    "kv_reload": lambda: [
+        *MODEL,
+        *SYSTEM,
+        *prefill(attention=True, prefix="prefill_"),
+        *KV_TRANSFER,
+        *KV_RELOAD,
+    ],
 }
