@@ -214,29 +214,6 @@ def test_kv_transfer_paths_and_layer_streaming_by_hand() -> None:
     assert slow["transfer_hidden"] == 0
 
 
-def test_kv_reload_fetch_or_recompute_by_hand() -> None:
-    # A preempted Llama 2 7B sequence of 4096 tokens on 2 chips: its cache is 4096 · 524,288 =
-    # 2,147,483,648 bytes, half fetched by each chip. Over 100 Gb/s (12.5 GB/s) each: 85.90 ms.
-    # Recompute: 2 · 7e9 · 4096 = 57,344,000,000,000 FLOP for the weights plus causal attention,
-    # 2 · 32 layers · 32 heads · 128 · 4096² = 4,398,046,511,104 FLOP: 61,742,046,511,104 FLOP on
-    # 2 PFLOP/s = 30.87 ms (compute-bound: the weights and cache, 16.1 GB at 4 TB/s, take 4.04 ms).
-    base = {**MACHINE, "batch": 1, "prompt": 4096, "chips": 2, "layers": 32, "heads": 32, "head_dim": 128}
-    base |= {"link_peer_bandwidth": 450e9, "host_link_bandwidth": 64e9, "network_bandwidth": 100e9 / 8}
-    wanted = ["kv_transfer_time", "prefill_runtime", "reload_choice", "reload_break_even_bandwidth"]
-    network = evaluate("kv_reload", {**base, "transfer_link": 3}, wanted)
-    recompute = 61_742_046_511_104 / 2e15
-    assert network["kv_transfer_time"] == pytest.approx(2_147_483_648 / 25e9, rel=1e-12)
-    assert network["prefill_runtime"] == pytest.approx(recompute, rel=1e-12)
-    assert network["reload_choice"] == 0  # recomputing is faster
-    # Fetching ties when each chip's link carries 1,073,741,824 bytes in 30.87 ms: 34.78 GB/s.
-    assert network["reload_break_even_bandwidth"] == pytest.approx(1_073_741_824 / recompute, rel=1e-12)
-    assert network["reload_break_even_bandwidth"] == pytest.approx(34.78e9, rel=1e-3)
-    # From host memory over PCIe (64 GB/s each way): 2,147,483,648 / 128e9 = 16.78 ms, so fetch.
-    pcie = evaluate("kv_reload", {**base, "transfer_link": 2}, wanted)
-    assert pcie["kv_transfer_time"] == pytest.approx(16.777e-3, rel=1e-4)
-    assert pcie["reload_choice"] == 1
-
-
 def test_palm_540b_model_flops_utilisation() -> None:
     # PaLM (Chowdhery et al., 2022, Table 3 and Appendix B): 540.35B parameters trained at
     # 238.3k tokens/s on 6144 TPU v4 chips (275 TFLOP/s bf16) is 46.2% MFU, counting attention as

@@ -125,6 +125,11 @@ INPUTS: dict[str, tuple[str, str]] = {
         "the check of k + 1 positions over one plain target step (1 while memory-bound)",
     ),
     "draft_step_time": ("s", "time of one decode step of the draft model"),
+    # Issue 13, bank shape: MFU of a measured decode server (engine/model/decode_utilisation.py)
+    "measured_throughput": (
+        "token/s",
+        "output tokens per second a server was measured to make, all chips together",
+    ),
 }
 SYM = {name: _s(name) for name in INPUTS}
 
@@ -185,6 +190,7 @@ INPUT_LABELS: dict[str, str] = {
     "draft_cost_ratio": "c",
     "verify_slowdown": "verification cost",
     "draft_step_time": "draft step time",
+    "measured_throughput": "measured throughput",
 }
 # fmt: off
 WHOLE_INPUTS = frozenset({

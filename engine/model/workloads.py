@@ -19,6 +19,7 @@ from perfdrill.engine.model.collectives import (
     SHARDED_COLLECTIVES,
     TP_DECODE,
 )
+from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
 from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
 from perfdrill.engine.model.inefficiencies import (
@@ -272,6 +273,8 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "dp_profile": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *DP_OVERLAP, *BUS_BANDWIDTH],
     "tp_decode": lambda: [*MODEL, *SYSTEM, *decode(), *TP_DECODE, *GROUP_COLLECTIVE, *ALPHA_BETA],
     "decode_launch": lambda: [*MODEL, *SYSTEM, *decode(), *DECODE_LAUNCH],
+    # MFU of a measured decode server against the step's roofline.
+    "decode_mfu": lambda: [*MODEL, *SYSTEM, *decode(), *DECODE_UTILISATION],
     # A preempted sequence's cache fetched back or rebuilt by a prefill with its attention.
     "kv_reload": lambda: [
         *MODEL,

@@ -465,6 +465,7 @@ CATALOGUE: dict[str, Mistake] = {
             "Divided by one chip's peak",
             "The run's FLOP/s come from every chip: divide by the chips times each one's peak.",
             achieved_mfu="achieved_mfu * chips",
+            decode_mfu="decode_mfu * chips",  # and a measured decode server's
         ),
         # Issue 13, speculative decoding (engine/model/speculative.py)
         _m(
