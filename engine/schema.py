@@ -10,6 +10,7 @@ caller, and `Where` gives those errors the same form.
 
 from __future__ import annotations
 
+import difflib
 import re
 import types
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from perfdrill.engine.yamlio import LineList, LineMap
 
 T = TypeVar("T")
 FieldPath = tuple[str | int, ...]  # field names and list indices, from the top of the file
+_LISTED_IN_FULL = 12  # allowed values said in full; past this, the nearest few
 
 
 @dataclass(frozen=True)
@@ -199,8 +201,13 @@ def _wrong(what: str, value: Any, annotation: Any) -> str:
     """msgspec's complaint about `value`, said for a person."""
     if what.startswith("Invalid enum value"):
         noun = _meta(annotation, "title") or "value"
-        allowed = ", ".join(map(str, _literal_values(annotation)))
-        return f"unknown {noun} {value!r}; allowed: {allowed}"
+        allowed = [str(choice) for choice in _literal_values(annotation)]
+        if len(allowed) <= _LISTED_IN_FULL:
+            return f"unknown {noun} {value!r}; allowed: {', '.join(allowed)}"
+        # A long set (the named mistakes) would bury the line: name the nearest, say where the rest are.
+        near = difflib.get_close_matches(str(value), allowed, n=3, cutoff=0.5)
+        hint = f"did you mean {' or '.join(near)}? " if near else ""
+        return f"unknown {noun} {value!r}; {hint}all {len(allowed)} are listed by `perfdrill schema`"
     expected = re.match(r"Expected `([^`]+)`(?:, got `([^`]+)`)?(.*)$", what, re.S)
     if expected is None:
         return what

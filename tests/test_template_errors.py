@@ -60,11 +60,13 @@ def test_unknown_part_kind_names_the_part(tmp_path: Path) -> None:
     assert "allowed: numeric, choice, multi" in error.message
 
 
-def test_unknown_mistake_is_listed(tmp_path: Path) -> None:
-    error = _error(tmp_path, GOOD.replace("unit: us}", "unit: us, mistakes: [typo]}"))
-    # The path names the list item itself; the message lists the catalogue.
+def test_unknown_mistake_names_the_nearest(tmp_path: Path) -> None:
+    error = _error(tmp_path, GOOD.replace("unit: us}", "unit: us, mistakes: [sparse-peek]}"))
+    # The path names the list item itself; the catalogue is too long for one line, so the
+    # message names the nearest and where the rest are listed.
     assert error.field == "parts[0].mistakes[0]" and error.line == 12
-    assert "unknown mistake 'typo'; allowed: matmul-missing-2, sparse-peak" in error.message
+    assert "unknown mistake 'sparse-peek'; did you mean sparse-peak" in error.message
+    assert "listed by `perfdrill schema`" in error.message and len(error.one_line()) < 300
 
 
 @pytest.mark.parametrize(
