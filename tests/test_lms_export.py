@@ -3,6 +3,7 @@ engine's own tolerance, in the element names Moodle's XML format and Canvas's QT
 
 from __future__ import annotations
 
+import html
 import io
 import re
 import zipfile
@@ -52,7 +53,9 @@ def _problem(idnumber: str, bank=BANK) -> Problem:  # type: ignore[no-untyped-de
 
 
 def _unescape(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
+    """A Cloze option as a student reads it: Cloze's backslash escapes undone, then the HTML ones
+    (the question text is HTML, so "the GPU's work" travels as "the GPU&#x27;s work")."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", text))
 
 
 def _past(edge: float, width: float, direction: float = 1.0) -> float:

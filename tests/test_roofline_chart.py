@@ -80,7 +80,6 @@ def _problem(template_id: str, seed: int = 3) -> Problem:
         "performance_model/fits-sweep",  # capacity only
         "kv_cache/max-batch",
         "kv_cache/mha-vs-gqa",
-        "overhead/break-even-size",  # launch cost against bandwidth: no FLOPs
     ],
 )
 def test_a_question_that_asks_no_operation_gets_no_made_up_point(template_id: str) -> None:

@@ -184,3 +184,37 @@ HIERARCHICAL = [
         "how many times faster the hierarchical all-reduce is than one flat ring",
     ),
 ]
+
+# Issue 13, bank shape: a decode step split over `participants` chips with Megatron tensor
+# parallelism. Each layer all-reduces its output (batch × model width) twice; small messages pay the
+# α of every ring step (ALPHA_BETA above), so at a small batch latency can dominate.
+TP_DECODE = [
+    define(
+        "collective_bytes",
+        SYM["batch"] * SYM["d_model"] * SYM["activation_bytes"],
+        "byte",
+        "one layer's output for the step's new tokens: batch × model width",
+        label="all-reduce buffer",
+    ),
+    define(
+        "tp_decode_comm_time",
+        2 * SYM["layers"] * q("alpha_beta_all_reduce_time"),
+        "s",
+        "two all-reduces per layer (after attention and after the MLP), one after another",
+        label="all-reduce time per step",
+    ),
+    define(
+        "tp_decode_step_time",
+        q("runtime") + q("tp_decode_comm_time"),
+        "s",
+        "the step's reads and math on its share of each chip, then its all-reduces, not overlapped",
+        label="step time with all-reduces",
+    ),
+    define(
+        "tp_decode_comm_share",
+        q("tp_decode_comm_time") / q("tp_decode_step_time"),
+        "1",
+        "share of the step spent all-reducing",
+        label="all-reduce share of the step",
+    ),
+]

@@ -116,6 +116,20 @@ INPUTS: dict[str, tuple[str, str]] = {
     "transfer_link": ("1", "the path the KV cache crosses: 1 the chip-to-chip link, 2 PCIe, 3 the network"),
     "tokens_per_param": ("1", "compute-optimal training tokens per parameter (Chinchilla: about 20)"),
     "run_time": ("s", "wall-clock length of a training run"),
+    # Issue 13, speculative decoding (engine/model/speculative.py)
+    "acceptance_rate": ("1", "chance the target accepts each drafted token (α), independently of the others"),
+    "draft_tokens": ("1", "tokens the draft model proposes per round (k, γ in Leviathan et al. 2023)"),
+    "draft_cost_ratio": ("1", "one draft step's time over one plain target decode step (c)"),
+    "verify_slowdown": (
+        "1",
+        "the check of k + 1 positions over one plain target step (1 while memory-bound)",
+    ),
+    "draft_step_time": ("s", "time of one decode step of the draft model"),
+    # Issue 13, bank shape: MFU of a measured decode server (engine/model/decode_utilisation.py)
+    "measured_throughput": (
+        "token/s",
+        "output tokens per second a server was measured to make, all chips together",
+    ),
 }
 SYM = {name: _s(name) for name in INPUTS}
 
@@ -170,13 +184,20 @@ INPUT_LABELS: dict[str, str] = {
     "context_window": "context window",
     "kernel_floor": "kernel floor",
     "flaw": "flaw",
+    # Issue 13, speculative decoding
+    "acceptance_rate": "α",  # the prompts name them as Leviathan et al. do: α, k and c
+    "draft_tokens": "k",
+    "draft_cost_ratio": "c",
+    "verify_slowdown": "verification cost",
+    "draft_step_time": "draft step time",
+    "measured_throughput": "measured throughput",
 }
 # fmt: off
 WHOLE_INPUTS = frozenset({
     "chips", "layers", "dense_layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "dense_ffn",
     "vocab", "mlp_matrices", "experts", "experts_per_token", "shared_experts", "position_embeddings",
     "batch", "context", "prompt", "tokens", "m", "k", "n", "elements", "inputs", "outputs", "kernels",
-    "participants", "loop_iterations", "sequence", "node_chips", "context_window",
+    "participants", "loop_iterations", "sequence", "node_chips", "context_window", "draft_tokens",
 })
 # fmt: on
 

@@ -305,3 +305,42 @@ def decode_diagnosis() -> list[Formula]:
             label="next step",
         ),
     ]
+
+
+# Issue 13, bank shape: a decode step launched kernel by kernel from eager PyTorch. The CPU queues
+# the step's kernels while the GPU runs them, so the step takes the slower of the two; a CUDA graph
+# launches the whole step at once (OVERHEAD above models the same for pointwise chains).
+DECODE_LAUNCH = [
+    *[f for f in OVERHEAD if f.name == "launch_time"],
+    define(
+        "decode_gpu_time",
+        Max(q("runtime"), SYM["kernels"] * SYM["kernel_floor"]),
+        "s",
+        "the step on the GPU: its roofline, and never under every kernel's floor",
+        label="GPU time per step",
+    ),
+    define(
+        "eager_decode_time",
+        Max(q("launch_time"), q("decode_gpu_time")),
+        "s",
+        "eager: the CPU launches each kernel while the GPU runs earlier ones; the slower sets the pace",
+        label="eager step time",
+    ),
+    define(
+        "graph_decode_time",
+        SYM["launch_overhead"] + q("decode_gpu_time"),
+        "s",
+        "a CUDA graph launches the whole step once; the GPU's work stays the same",
+        label="CUDA-graph step time",
+    ),
+    define(
+        "decode_launch_bound",
+        Piecewise((1, q("launch_time") > q("decode_gpu_time")), (0, True)),
+        "1",
+        "what sets an eager decode step's time: the GPU's work or the CPU's launches",
+        labels=("the GPU's work", "the CPU's kernel launches"),
+        phrases=("the GPU's work sets the pace", "the CPU's launches set the pace"),
+        shown="launches if launch_time > decode_gpu_time else the GPU",
+        label="what sets the pace",
+    ),
+]

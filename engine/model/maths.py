@@ -186,8 +186,9 @@ def _sum(terms: list[Tree]) -> Tree:
         flat += list(term[1:]) if isinstance(term, tuple) and term[0] == "+" else [term]
     constant = sum(term for term in flat if _is_number(term))
     kept = [term for term in flat if not _is_number(term)]
-    if constant:
-        kept.append(_number(constant))
+    if constant:  # "x + 1", but "1 − x" where every other term is subtracted
+        first = constant > 0 and all(_negated(term)[0] for term in kept)
+        kept.insert(0, _number(constant)) if first else kept.append(_number(constant))
     return (0 if not kept else kept[0]) if len(kept) <= 1 else ("+", *kept)
 
 

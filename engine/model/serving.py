@@ -1,7 +1,7 @@
 """Serving economics: latency targets, cost per token, KV-cache management and prefill/decode
 disaggregation (training economics, MFU and Chinchilla, are in training_economics.py).
 
-Each list sits on top of the building blocks in formulas.py and workloads.py (a decode step as one
+Each list sits on top of the building blocks in formulas.py and inference.py (a decode step as one
 roofline, a prefill with the prefix "prefill_"), and workloads.py gathers them.
 
 Sources behind the conventions (the tests reproduce the published figures):
@@ -310,13 +310,13 @@ KV_TRANSFER = [
         "kv_transfer_bytes",
         SYM["batch"] * SYM["prompt"] * q("kv_bytes_per_token"),
         "byte",
-        "the KV cache the prefill wrote, for every prompt",
+        "the KV cache of every prompt's tokens: what the prefill writes, and what a transfer moves",
     ),
     define(
         "kv_transfer_time",
         q("kv_transfer_bytes") / (SYM["chips"] * q("transfer_bandwidth")),
         "s",
-        "each prefill chip sends its share of the cache over its own link, all at once",
+        "each chip moves its share of the cache (its KV heads) over its own link, all at once",
     ),
     define(
         "kv_transfer_share",
@@ -347,5 +347,29 @@ KV_TRANSFER = [
         "whether the transfer, streamed layer by layer, can hide behind the prefill",
         labels=("no: the transfer outlasts the prefill", "yes: it hides behind the prefill"),
         shown="yes if kv_transfer_time ≤ prefill_runtime else no",
+    ),
+]
+
+# -- a preempted or evicted sequence's KV cache, fetched back or rebuilt (over KV_TRANSFER) ------
+# The cache is fetched over PCIe from host memory or over the network from a KV store, or rebuilt by
+# prefilling the sequence's context again as one prompt (prefill(attention=True, prefix="prefill_")).
+KV_RELOAD = [
+    define(
+        "reload_choice",
+        Piecewise((1, q("kv_transfer_time") < q("prefill_runtime")), (0, True)),
+        "1",
+        "the faster way to get a sequence's KV cache back: fetch it, or prefill its context again",
+        labels=("recompute it: prefill the context again", "fetch the stored cache"),
+        phrases=("recomputing is faster", "fetching is faster"),
+        shown="fetch if kv_transfer_time < prefill_runtime else recompute",
+        label="faster way back",
+    ),
+    define(
+        "reload_break_even_bandwidth",
+        q("kv_transfer_bytes") / (SYM["chips"] * q("prefill_runtime")),
+        "byte/s",
+        "the one-way link bandwidth per chip at which fetching the cache takes as long as "
+        "recomputing it; over a slower link recomputing wins",
+        label="break-even link bandwidth",
     ),
 ]

@@ -390,6 +390,7 @@ def _expression_step(template: Template, variant: Variant, expression: Any, resu
 
     def name_of(key: str) -> str:
         scope, _, name = key.rpartition(":")
+        variant.lookup(name, scope or None)  # what it rests on, in a scenario no part asked about
         title = label_of(workload, renamed(workload, name, variant.values(scope or None)))
         if scope and name in template.scenarios[scope]:
             return f"{title} in the what-if"  # not "KV cache per token with twice the KV cache per token"

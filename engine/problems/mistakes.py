@@ -315,6 +315,7 @@ CATALOGUE: dict[str, Mistake] = {
             "Counted attention FLOPs at the KV heads",
             "Every query head scores and mixes the context on its own; GQA shares only the cached K and V.",
             attention_flops_per_sequence="attention_flops_per_sequence * kv_heads / heads",
+            prompt_attention_flops="prompt_attention_flops * kv_heads / heads",  # and over a prompt
         ),
         _m(
             "causal-half-in-decode",
@@ -464,6 +465,53 @@ CATALOGUE: dict[str, Mistake] = {
             "Divided by one chip's peak",
             "The run's FLOP/s come from every chip: divide by the chips times each one's peak.",
             achieved_mfu="achieved_mfu * chips",
+            decode_mfu="decode_mfu * chips",  # and a measured decode server's
+        ),
+        # Issue 13, speculative decoding (engine/model/speculative.py)
+        _m(
+            "alpha-to-the-k",
+            "Used α^k instead of α^(k+1)",
+            "A round yields 1 + α + … + α^k tokens: k + 1 terms, the last for all k drafts accepted, "
+            "so the closed form is (1 − α^(k+1)) ÷ (1 − α).",
+            expected_tokens_per_round="(1 - acceptance_rate**draft_tokens) / (1 - acceptance_rate)",
+        ),
+        _m(
+            "all-drafts-accepted",
+            "Counted all k + 1 tokens every round",
+            "The target rejects a draft with probability 1 − α and the round stops there: on average "
+            "a round yields (1 − α^(k+1)) ÷ (1 − α) tokens, not k + 1.",
+            expected_tokens_per_round="draft_tokens + 1",
+        ),
+        _m(
+            "forgot-bonus-token",
+            "Counted only the accepted drafts",
+            "Every round also yields the target's own token (a correction, or a bonus after k "
+            "accepted drafts): one more than the accepted drafts.",
+            expected_tokens_per_round="expected_tokens_per_round - 1",
+        ),
+        _m(
+            "forgot-draft-cost",
+            "Left out the draft model's time",
+            "The k draft steps run one after another before the verification: a round costs "
+            "k·c + 1 target steps, not 1.",
+            draft_cost_ratio="0",
+            draft_step_time="0",
+        ),
+        _m(
+            "verify-as-one-step",
+            "Took the verification as one plain step",
+            "The target scores k + 1 positions for every sequence: at a large batch that math, not "
+            "the weight reads, sets the time, and verifying costs up to k + 1 plain steps.",
+            verify_runtime="runtime",
+            verify_slowdown="1",
+        ),
+        # Issue 13, bank shape: prefill attention over a long prompt
+        _m(
+            "causal-full-square",
+            "Counted the whole prompt² of a causal prefill",
+            "With a causal mask each prompt token scores only the tokens up to itself: half of the "
+            "prompt × prompt score matrix, so half the attention FLOPs.",
+            prompt_attention_flops="2 * prompt_attention_flops",
         ),
     )
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from perfdrill.cli.calc_spec import Group, Neglect, Option, Result, Subcommand, When
 from perfdrill.cli.numbers import batches, fraction, not_negative, quantity, whole
+from perfdrill.engine import UsageError
 from perfdrill.engine.model import COMPUTE_DTYPES, DTYPE_BYTES, INPUTS, training_bytes_per_param
 
 DTYPES = tuple(DTYPE_BYTES)
@@ -136,6 +137,16 @@ NO_OVERLAP = Option("--no-overlap", "runtime = compute + memory, not the max", s
 ATTENTION = Option("--attention-flops", "count attention FLOPs too", switch=True)
 CONTEXT = Option("--context", "tokens in each KV cache (0: none)", whole(0), ("context",), "S", required=True)
 BATCH = Option("--batch", "sequences processed together", whole(), ("batch",), "B", required=True)
+
+
+def _acceptance_rate(text: str, flag: str) -> float:
+    """A probability of acceptance: 0 or more and below 1 (at 1 every round would be endless)."""
+    rate = not_negative(text, flag)
+    if rate >= 1:
+        raise UsageError(f"{flag} must be below 1, not {text.strip()!r}")
+    return rate
+
+
 ROOFLINE = ("flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time")
 RUNTIME = (When("no_overlap", True, "runtime_no_overlap"),)
 
@@ -775,6 +786,53 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             ),
             (HARDWARE,),
             exclude=("--bandwidth", "--mbu"),
+        ),
+        # Issue 13, speculative decoding (engine/model/speculative.py; Leviathan et al. 2023)
+        Subcommand(
+            "speculative",
+            "speculative decoding: tokens per round, the speed-up and the best draft length",
+            "speculative",
+            (
+                Result("tokens_per_round", "expected_tokens_per_round"),
+                Result("all_drafts_accepted", "all_drafts_accepted"),
+                Result("speedup", "speculative_speedup"),
+                Result("pays", "speculative_pays"),
+                Result("best_draft_tokens", "best_draft_tokens"),
+            ),
+            (
+                Option(
+                    "--acceptance-rate",
+                    "chance the target accepts each drafted token, 0 to below 1 (alpha)",
+                    _acceptance_rate,
+                    ("acceptance_rate",),
+                    "a",
+                    required=True,
+                ),
+                Option(
+                    "--draft-tokens",
+                    "tokens drafted per round (k, gamma)",
+                    whole(),
+                    ("draft_tokens",),
+                    "K",
+                    required=True,
+                ),
+                Option(
+                    "--cost-ratio",
+                    "one draft step over one target step (c)",
+                    not_negative,
+                    ("draft_cost_ratio",),
+                    "c",
+                    required=True,
+                ),
+                Option(
+                    "--verify-cost",
+                    "one verification over one target step (default 1: the target is memory-bound)",
+                    not_negative,
+                    ("verify_slowdown",),
+                    "s",
+                    1.0,
+                ),
+            ),
         ),
     )
 }
