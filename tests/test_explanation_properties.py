@@ -121,3 +121,20 @@ def test_a_large_what_if_ratio_is_written_by_the_formatter() -> None:
     step = Step("flops", "FLOPs", None, None, "254\u00a0TFLOP", 4678.0)
     assert _ratio_words(4678.0) == ("up", 4678)
     assert _moved(problem.template, problem.variant, step, 1.0) == "FLOPs grows 4,678× to 254\u00a0TFLOP"
+
+
+def test_no_step_repeats_its_result_and_a_chosen_value_is_not_a_ratio() -> None:
+    """A case that picks a constant reads "best draft length = 2, since…", not "= 2 = 2"; a
+    scenario that sets k to the best length says so, not "twice the k" (k went 1 → 2)."""
+    template = BANK.get("speculative/draft-length")
+    # Seed 3303: α = 0.77, c = 0.37. By hand (Leviathan et al. 2023, speed-up
+    # (1 − α^(k+1)) / ((1 − α)(k·c + 1))): k=1 1.292, k=2 1.357, k=3 1.341, so the best k is 2.
+    problem = generate(template, 3303, SPECS)
+    lines = [item.line() for s in problem.explanation.sections for item in s.items if isinstance(item, Step)]
+    headings = [section.heading for section in problem.explanation.sections]
+    assert any(line.startswith("best draft length = 2, since") for line in lines), lines
+    assert any("k = 2 (the best draft length)" in heading for heading in headings), headings
+    assert not any("twice the k" in heading for heading in headings)
+    for p in PROBLEMS:
+        for step in (i for s in p.explanation.sections for i in s.items if isinstance(i, Step)):
+            assert f"= {step.result} = {step.result}" not in step.line(), (p.template_id, step.line())

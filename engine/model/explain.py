@@ -103,13 +103,20 @@ class Step:
     phrase: str | None = None  # a categorical result in a sentence
     doc: str = ""
 
+    @property
+    def shown_formula(self) -> Node | None:
+        """The formula, unless it only repeats the result (a case that picks a constant: "best
+        draft length = 2, since…", not "= 2 = 2")."""
+        return None if self.formula is None or text(self.formula) == self.result else self.formula
+
     def line(self) -> str:
         """The step as one line of Unicode text."""
         why = ", ".join(text(reason) for reason in self.reasons)
         if self.formula is None:
             said = f"{self.label[0].upper()}{self.label[1:]}: "
             return said + (f"{why}, so {self.phrase}" if why else f"{self.phrase}")
-        pieces = [self.label, text(self.formula)] if self.label else [text(self.formula)]
+        formula = [] if self.shown_formula is None else [text(self.shown_formula)]
+        pieces = [self.label, *formula] if self.label else [*formula]
         if self.substituted is not None:
             pieces.append(text(self.substituted))
         pieces.append(self.result)

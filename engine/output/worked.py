@@ -19,7 +19,7 @@ def _step(step: Step, letters: str) -> dict[str, Any]:
         "kind": "step",
         "part": letters,
         "label": step.label,
-        "formula": step.formula,
+        "formula": step.shown_formula,
         "substituted": step.substituted,
         "result": result,
         "reasons": list(step.reasons),

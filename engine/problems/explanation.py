@@ -294,6 +294,10 @@ def _changes(
         label, shown = label_of(template.workload, name), _value(template, variant, name, new, digits)
         if math.isclose(old, new, rel_tol=1e-12):
             continue
+        source = _set_from(template, scope, name)
+        if source is not None or len(label) <= 2:  # set from another quantity, or a symbol such as k
+            said.append(f"{label} = {shown}" + (f" (the {source})" if source and not brief else ""))
+            continue
         ratio = _ratio_words(new / old) if old else None
         value = "" if brief else f" ({shown})"
         if ratio == ("up", 2):
@@ -309,6 +313,15 @@ def _changes(
     for (shown, was), labels in moves.items():
         said.append(f"{' and '.join(labels)} at {shown} instead of {was}")
     return " and ".join(said) or "the same inputs"
+
+
+def _set_from(template: Template, scope: str | None, name: str) -> str | None:
+    """The quantity a scenario sets `name` to, when it is another computed one ("best draft
+    length"): then "twice the k" would misread a choice as a scaling."""
+    expression = template.scenarios.get(scope or "", {}).get(name)
+    read = {read for _, read in expression.names} if expression is not None else set()
+    sources = read & set(computed(template.workload)) - {name}
+    return label_of(template.workload, sources.pop()) if len(sources) == 1 and read == sources else None
 
 
 def _swapped(template: Template, variant: Variant, scope: str | None) -> list[str]:
