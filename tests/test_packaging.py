@@ -121,3 +121,22 @@ def test_public_names_are_not_shadowed_by_submodules(package: str) -> None:
     module = importlib.import_module(package)
     submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
     assert not set(module.__all__) & submodules
+
+
+def test_calc_loads_no_sympy_no_bank_and_no_other_subcommand() -> None:
+    """`perfdrill calc` is the quick estimate: its start-up imports the generated formulas only,
+    never sympy (about 0.3 s), the question bank or another subcommand's module (a regression
+    once tripled its cold start)."""
+    code = (
+        "import sys\n"
+        "from perfdrill.cli import main\n"
+        "main(['calc', 'decode', '--chip', 'h100-sxm', '--model', 'llama-3.1-8b', '--batch', '8', "
+        "'--context', '2048', '--json'])\n"
+        "heavy = ('sympy', 'perfdrill.engine.problems', 'perfdrill.cli.practice', 'perfdrill.cli.printing',"
+        " 'perfdrill.cli.authoring', 'textual', 'rich.markdown')\n"
+        "bad = [m for m in sys.modules if m.startswith(heavy)]\n"
+        "print(bad, file=sys.stderr); sys.exit(1 if bad else 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert '"step_time"' in done.stdout

@@ -21,7 +21,7 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
 from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula
-from perfdrill.engine.model.inefficiencies import VALUE_WORDS
+from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS, VALUE_WORDS
 from perfdrill.engine.model.maths import FUNCTIONS
 from perfdrill.engine.model.workloads import WORKLOADS
 
@@ -219,6 +219,8 @@ def generate_display_source() -> str:
             "# The order factors are written in: counts, computed quantities, then sizes and rates.",
             f"FACTOR_ORDER = {order.ranks()!r}",
             f"VALUE_WORDS = {VALUE_WORDS!r}",
+            "# Inputs the engine supplies when a question does not set them (inefficiencies.py).",
+            f"DEFAULT_INPUTS = {DEFAULT_INPUTS!r}",
             "",
         ]
     )

@@ -16,9 +16,9 @@ from functools import cache
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
+from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import computed, fill, info
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
-from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import unit_scale
 from perfdrill.engine.problems.expressions import Expression, describe
@@ -297,7 +297,7 @@ def _spec_inputs(
         value = scenario.get(key, default)
         return params[value] if isinstance(value, str) and value in params else value
 
-    inputs: dict[str, float] = dict(DEFAULT_INPUTS)
+    inputs: dict[str, float] = dict(generated_display.DEFAULT_INPUTS)  # sympy-free, for start-up
     chip = resolve("chip", None)
     if chip is not None:
         dtype = resolve("dtype", "bf16")

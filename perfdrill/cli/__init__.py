@@ -18,31 +18,53 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> OneLineParser:
+# Which module registers each subcommand, in the order `--help` lists them. A run imports only the
+# module its subcommand needs: importing all of them (the bank, Rich, the practice store) would
+# triple the cold start of `perfdrill calc`.
+OWNERS = {
+    "practice": "practice", "review": "practice", "stats": "practice",
+    "calc": "calc",
+    "specs": "specs",
+    "generate": "printing",
+    "list": "questions", "grade": "questions", "check": "questions",
+    "new": "authoring", "preview": "authoring", "quantities": "authoring", "schema": "authoring",
+}  # fmt: skip
+
+
+def _modules_for(argv: Sequence[str] | None) -> list[str]:
+    """The modules to register: the one that owns the subcommand named, else all (for `--help`
+    and for errors that list the subcommands); bare `perfdrill` is the practice app."""
+    everything = list(dict.fromkeys(OWNERS.values()))
+    if argv is None:
+        return everything
+    if not argv:
+        return ["practice"]
+    named = next((arg for arg in argv if not arg.startswith("-")), None)
+    return [OWNERS[named]] if named in OWNERS else everything
+
+
+def build_parser(argv: Sequence[str] | None = None) -> OneLineParser:
+    """The parser for `argv` (every subcommand when `argv` is None)."""
     parser = OneLineParser(
         prog="perfdrill",
         description=(
             "Practise GPU and LLM performance questions: roofline, batching, KV cache, parallelism."
         ),
     )
+    from importlib import import_module
     from importlib.metadata import version
 
     parser.add_argument("--version", action="version", version=f"perfdrill {version('perfdrill')}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    from perfdrill.cli import authoring, calc, practice, printing, questions, specs
-
-    practice.register(commands)
-    calc.register(commands)
-    specs.register(commands)
-    printing.register(commands)
-    questions.register(commands)
-    authoring.register(commands)
+    for module in _modules_for(argv):
+        import_module(f"perfdrill.cli.{module}").register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(given)
+    args = parser.parse_args(given)
     if args.command is None:
         args = parser.parse_args(["practice"])  # bare `perfdrill` is the practice TUI
     handler: Callable[[argparse.Namespace], int] = args.handler

@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from perfdrill.engine.problems import DIFFICULTIES
-
 
 def add_specs_option(parser: Any) -> None:
     parser.add_argument(
@@ -30,6 +28,9 @@ def add_set_options(parser: Any, what: str) -> None:
         metavar="FAMILY",
         help="only this family (see `perfdrill list`)",
     )
+    # Imported here: `calc`, which shares this module, needs no bank.
+    from perfdrill.engine.problems import DIFFICULTIES
+
     parser.add_argument("--difficulty", choices=DIFFICULTIES, help="only this difficulty")
 
 
