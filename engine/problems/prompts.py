@@ -24,6 +24,7 @@ from perfdrill.engine.problems.answer_units import unit_scale
 from perfdrill.engine.problems.sandbox import (
     BoundedEnvironment,
     TextError,
+    clean_text,
     compile_bounded,
     render_bounded,
     undefined_message,
@@ -151,6 +152,8 @@ def render(
     Text from its own file (`inline=False`) is located at the line within it; text written in
     question.yaml at `line`, the line of its field, with the line within the text said in words.
     """
+    if not any(mark in text for mark in ("{{", "{%", "{#")):
+        return clean_text(text).strip()  # plain text: what Jinja would give, without compiling it
     try:
         return render_bounded(_compiled(text), context)
     except TextError as exc:
