@@ -24,7 +24,7 @@ import termios
 import time
 
 QUESTION = "matmul/square-time"
-TITLE = b"Time of a large bf16 matmul"
+TITLE = b"Time of a bf16 matmul"
 FEEDBACK = b"parts right"
 QUESTION_FOOTER = b"Submit"  # only what changes is redrawn, so a repeated title is not seen again
 
