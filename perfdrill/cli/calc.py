@@ -13,8 +13,9 @@ from importlib import import_module
 from typing import Any
 
 from perfdrill.cli import OneLineParser
+from perfdrill.cli.calc_options import ARCH_FLAGS, HARDWARE, LINK, MODEL
 from perfdrill.cli.calc_spec import Option, Subcommand
-from perfdrill.cli.calc_table import ARCH_FLAGS, HARDWARE, LINK, MODEL, SUBCOMMANDS
+from perfdrill.cli.calc_table import SUBCOMMANDS
 from perfdrill.cli.omitted import Hints, lines, nothing_computed, phrase, suppliers
 from perfdrill.cli.options import add_specs_option
 from perfdrill.cli.values import json_value, print_json, print_results
