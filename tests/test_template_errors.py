@@ -169,7 +169,7 @@ def test_undefined_name_in_prompt(tmp_path: Path) -> None:
 def test_unmeetable_constraint_is_named(tmp_path: Path) -> None:
     error = _error(tmp_path, GOOD + "constraints:\n  - m > 1000\n")
     assert error.field == "constraints[0]" and error.line == 14
-    assert "'m > 1000' could not be met in 200 draws" in error.message
+    assert "'m > 1000' could not be met in 1000 draws" in error.message
 
 
 def test_answer_dimension_must_match_unit(tmp_path: Path) -> None:
