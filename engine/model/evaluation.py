@@ -93,18 +93,19 @@ def fill(workload: str, values: dict[str, Any], wanted: list[str], *, vector: bo
     """Compute `wanted` into `values` in place, reusing whatever `values` already holds."""
     table: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = _module(vector).TABLE[workload]
 
-    def need(name: str, chain: tuple[str, ...]) -> Any:
+    def need(name: str, parent: str | None) -> Any:
         if name in values:
             return values[name]
         if name not in table:
-            wanted_by = f" (needed by {chain[-1]})" if chain else ""
+            wanted_by = f" (needed by {parent})" if parent else ""
             raise UsageError(f"missing input {name!r}{wanted_by}")
         function, args = table[name]
-        values[name] = function(*(need(arg, (*chain, name)) for arg in args))
+        # A list, not a generator: this runs for every quantity of every variant drawn.
+        values[name] = function(*[values[arg] if arg in values else need(arg, name) for arg in args])
         return values[name]
 
     for name in wanted:
-        need(name, ())
+        need(name, None)
 
 
 def dependencies(workload: str, wanted: Iterable[str], known: Collection[str] = ()) -> frozenset[str]:

@@ -115,7 +115,8 @@ class Step:
         if self.formula is None:
             said = f"{self.label[0].upper()}{self.label[1:]}: "
             return said + (f"{why}, so {self.phrase}" if why else f"{self.phrase}")
-        formula = [] if self.shown_formula is None else [text(self.shown_formula)]
+        written = text(self.formula)
+        formula = [] if written == self.result else [written]  # as shown_formula, drawn once
         pieces = [self.label, *formula] if self.label else [*formula]
         if self.substituted is not None:
             pieces.append(text(self.substituted))

@@ -305,19 +305,49 @@ def _spec_inputs(
         # A question that reads no FLOP/s (a collective) runs on a chip without this dtype's peak.
         unused = "peak_flops" not in _workload_inputs(template.workload) and dtype not in chip.peak_flops
         chips, mfu = _count(resolve("chips", 1), "chips"), _fraction(resolve("mfu", 1.0), "mfu")
+        inputs.update(_chip_inputs(chip, dtype, chips, mfu, unused))
+    model = resolve("model", None)
+    if model is not None:
+        inputs.update(_model_inputs(model, resolve("weight_dtype", "bf16"), resolve("kv_dtype", "bf16")))
+    return inputs
+
+
+# Rejection sampling asks for the same chip's and model's inputs draw after draw. Specs are frozen
+# but not hashable (they hold dicts), so entries are keyed by identity and keep their spec alive,
+# which makes an id unique while its entry lives. Callers only read the dicts returned.
+_REMEMBERED: dict[tuple[Any, ...], tuple[object, dict[str, float]]] = {}
+
+
+def _remembered(spec: object, key: tuple[Any, ...], make: Callable[[], dict[str, float]]) -> dict[str, float]:
+    try:
+        hash(key)
+    except TypeError:  # a malformed template's dtype (a list, a mapping): make() says what is wrong
+        return make()
+    hit = _REMEMBERED.get((id(spec), *key))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    if len(_REMEMBERED) > 4096:
+        _REMEMBERED.clear()
+    values = make()
+    _REMEMBERED[(id(spec), *key)] = (spec, values)
+    return values
+
+
+def _chip_inputs(chip: Chip, dtype: str, chips: int, mfu: float, unused: bool) -> dict[str, float]:
+    def make() -> dict[str, float]:
         values = hardware(chip, dtype, flops=1.0 if unused else None, chips=chips, mfu=mfu).inputs()
         if unused:
             del values["peak_flops"]
-        inputs.update(values)
-        inputs.update(chip_facts(chip, dtype))
-    model = resolve("model", None)
-    if model is not None:
-        inputs.update(
-            model_inputs(
-                model, weight_dtype=resolve("weight_dtype", "bf16"), kv_dtype=resolve("kv_dtype", "bf16")
-            )
-        )
-    return inputs
+        return {**values, **chip_facts(chip, dtype)}
+
+    return _remembered(chip, ("chip", dtype, chips, mfu, unused), make)
+
+
+def _model_inputs(model: Model, weight_dtype: str, kv_dtype: str) -> dict[str, float]:
+    def make() -> dict[str, float]:
+        return model_inputs(model, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+
+    return _remembered(model, ("model", weight_dtype, kv_dtype), make)
 
 
 def scenario_inputs(
