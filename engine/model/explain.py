@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from perfdrill.engine.model import generated_display
@@ -103,7 +103,7 @@ class Step:
     phrase: str | None = None  # a categorical result in a sentence
     doc: str = ""
 
-    @property
+    @cached_property
     def shown_formula(self) -> Node | None:
         """The formula, unless it only repeats the result (a case that picks a constant: "best
         draft length = 2, since…", not "= 2 = 2")."""
@@ -115,9 +115,8 @@ class Step:
         if self.formula is None:
             said = f"{self.label[0].upper()}{self.label[1:]}: "
             return said + (f"{why}, so {self.phrase}" if why else f"{self.phrase}")
-        written = text(self.formula)
-        formula = [] if written == self.result else [written]  # as shown_formula, drawn once
-        pieces = [self.label, *formula] if self.label else [*formula]
+        formula = [] if self.shown_formula is None else [text(self.shown_formula)]
+        pieces = [self.label, *formula] if self.label else formula
         if self.substituted is not None:
             pieces.append(text(self.substituted))
         pieces.append(self.result)

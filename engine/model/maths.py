@@ -188,7 +188,7 @@ def _sum(terms: list[Tree]) -> Tree:
     kept = [term for term in flat if not _is_number(term)]
     if constant:  # "x + 1", but "1 − x" where every other term is subtracted
         first = constant > 0 and all(_negated(term)[0] for term in kept)
-        kept.insert(0, _number(constant)) if first else kept.append(_number(constant))
+        kept.insert(0 if first else len(kept), _number(constant))
     return (0 if not kept else kept[0]) if len(kept) <= 1 else ("+", *kept)
 
 

@@ -319,17 +319,17 @@ _REMEMBERED: dict[tuple[Any, ...], tuple[object, dict[str, float]]] = {}
 
 
 def _remembered(spec: object, key: tuple[Any, ...], make: Callable[[], dict[str, float]]) -> dict[str, float]:
+    slot = (id(spec), *key)
     try:
-        hash(key)
+        hit = _REMEMBERED.get(slot)
     except TypeError:  # a malformed template's dtype (a list, a mapping): make() says what is wrong
         return make()
-    hit = _REMEMBERED.get((id(spec), *key))
     if hit is not None and hit[0] is spec:
         return hit[1]
     if len(_REMEMBERED) > 4096:
         _REMEMBERED.clear()
     values = make()
-    _REMEMBERED[(id(spec), *key)] = (spec, values)
+    _REMEMBERED[slot] = (spec, values)
     return values
 
 

@@ -31,20 +31,17 @@ OWNERS = {
 }  # fmt: skip
 
 
-def _modules_for(argv: Sequence[str] | None) -> list[str]:
+def _modules_for(argv: Sequence[str]) -> list[str]:
     """The modules to register: the one that owns the subcommand named, else all (for `--help`
     and for errors that list the subcommands); bare `perfdrill` is the practice app."""
-    everything = list(dict.fromkeys(OWNERS.values()))
-    if argv is None:
-        return everything
     if not argv:
         return ["practice"]
     named = next((arg for arg in argv if not arg.startswith("-")), None)
-    return [OWNERS[named]] if named in OWNERS else everything
+    return [OWNERS[named]] if named in OWNERS else list(dict.fromkeys(OWNERS.values()))
 
 
-def build_parser(argv: Sequence[str] | None = None) -> OneLineParser:
-    """The parser for `argv` (every subcommand when `argv` is None)."""
+def build_parser(argv: Sequence[str]) -> OneLineParser:
+    """The parser for `argv`: only the subcommand it names, so a run imports no other."""
     parser = OneLineParser(
         prog="perfdrill",
         description=(
