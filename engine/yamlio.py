@@ -153,29 +153,51 @@ _SEQ_TAGS = (None, "tag:yaml.org,2002:seq", "!")
 
 
 def load_yaml_text(text: str, error_class: type[PerfdrillError], name: str) -> Any:
-    """Parse YAML text into LineMap/LineList/scalars; None for an empty document."""
-    loader = _Loader(text)
+    """Parse YAML text into LineMap/LineList/scalars; None for an empty document.
+
+    libyaml parses; when it refuses the text, the pure-Python parser parses it again, so what the
+    user reads never depends on the libyaml release installed (the one in PyYAML 6.0.4 stops at a
+    nesting limit of its own, in its own words, before perfdrill's depth check can speak).
+    """
+    try:
+        return _build(_Loader, text, error_class, name)
+    except yaml.YAMLError as exc:
+        refusal = exc
+    if _Loader is not yaml.SafeLoader:
+        try:
+            return _build(yaml.SafeLoader, text, error_class, name)
+        except yaml.YAMLError as exc:
+            refusal = exc
+    raise _located(refusal, text, error_class, name) from None
+
+
+def _build(
+    loader_class: type[yaml.SafeLoader], text: str, error_class: type[PerfdrillError], name: str
+) -> Any:
+    loader = loader_class(text)
     try:
         return _Builder(loader, error_class, name).document()
-    except yaml.MarkedYAMLError as exc:
+    finally:
+        loader.dispose()
+
+
+def _located(exc: yaml.YAMLError, text: str, error_class: type[PerfdrillError], name: str) -> PerfdrillError:
+    """The parser's refusal as one located perfdrill error."""
+    if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         where = f"column {mark.column + 1}: " if mark else ""
         kind = "YAML error" if isinstance(exc, yaml.constructor.ConstructorError) else "YAML syntax error"
-        raise error_class(
-            f"{where}{kind}: {exc.problem or exc.context}", file=name, line=mark.line + 1 if mark else None
-        ) from None
-    except yaml.reader.ReaderError as exc:
+        line = mark.line + 1 if mark else None
+        return error_class(f"{where}{kind}: {exc.problem or exc.context}", file=name, line=line)
+    if isinstance(exc, yaml.reader.ReaderError):
         line = text.count("\n", 0, exc.position) + 1
         column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
-        raise error_class(
+        return error_class(
             f"column {column}: character U+{exc.character:04X} is not allowed in YAML ({exc.reason})",
             file=name,
             line=line,
-        ) from None
-    except yaml.YAMLError as exc:
-        raise error_class("YAML error: " + " ".join(str(exc).split()), file=name) from None
-    finally:
-        loader.dispose()
+        )
+    return error_class("YAML error: " + " ".join(str(exc).split()), file=name)
 
 
 def _short(tag: str) -> str:
