@@ -38,11 +38,14 @@ BROKEN = {
     "matmul/undefined": (TINY, "A matmul on {{ chip.name }} of {{ nosuchname }} rows.\n"),
     "matmul/unmeetable": (TINY + "constraints:\n  - m > 1000\n", "Q.\n"),
     "matmul/wrong-unit": (TINY.replace("answer: runtime, unit: us", "answer: bytes, unit: us"), "Q.\n"),
+    # 1e300 s times 1e300 overflows a float: the answer would be written as `Infinity` in JSON
+    "matmul/infinite": (TINY.replace("answer: runtime,", "answer: runtime * 1e300 * 1e300,"), "Q.\n"),
 }
 WHY = {
     "matmul/undefined": "undefined/prompt.md.j2:1: prompt: undefined in template: 'nosuchname' is undefined",
     "matmul/unmeetable": "constraints[0]: constraint 'm > 1000' could not be met in 1000 draws",
     "matmul/wrong-unit": "parts.runtime.unit: answer 'bytes' computes B but the unit is 'us'",
+    "matmul/infinite": "parts.runtime: the answer is inf for this draw",
 }
 
 
@@ -60,16 +63,16 @@ def warnings(err: str) -> list[str]:
 def test_list_shows_them_all_because_they_load(tmp_path: Path, run_cli) -> None:
     code, out, err = run_cli("list", "--questions", str(broken_root(tmp_path)), "--no-builtin")
     assert code == 0 and err == ""
-    assert [line.split()[0] for line in out.splitlines()[:3]] == sorted(BROKEN)
+    assert [line.split()[0] for line in out.splitlines()[:4]] == sorted(BROKEN)
 
 
 def test_generate_leaves_each_out_once_and_writes_the_whole_set(tmp_path: Path, run_cli) -> None:
-    # 80 built-in templates and 3 broken ones, 300 problems: every template is chosen 3 or 4 times,
+    # 80 built-in templates and 4 broken ones, 300 problems: every template is chosen 3 or 4 times,
     # yet each broken one is named once, and the set still has all 300 problems.
     code, out, err = run_cli("generate", "--questions", str(broken_root(tmp_path)), "--count", "300")
     assert code == 0, err
     said = warnings(err)
-    assert len(said) == 3, err
+    assert len(said) == 4, err
     for template_id, why in WHY.items():
         (line,) = [line for line in said if template_id.split("/")[1] + "/" in line]
         assert why in line and line.endswith("(left out)"), line
@@ -97,7 +100,7 @@ def test_a_root_of_only_broken_templates_is_one_error_not_a_traceback(tmp_path: 
         "generate", "--questions", str(broken_root(tmp_path)), "--no-builtin", "--format", "json"
     )
     assert code == 2 and "Traceback" not in err
-    assert len(warnings(err)) == 3
+    assert len(warnings(err)) == 4
     assert err.splitlines()[-1] == (
         "perfdrill: error: no question can be generated: every one chosen is left out (see the warnings)"
     )
