@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from textual.widgets import Static
 
 from perfdrill.engine.practice.plan import Plan
@@ -141,3 +143,21 @@ async def test_a_session_of_only_a_broken_template_never_shows_a_blank_screen(tm
         assert any("nosuchname" in n for n in notes)
         assert "no question can be generated: every one chosen is left out (see the warnings)" in notes
         assert app.screen.query(Static)  # the start screen, with its buttons
+
+
+@pytest.mark.parametrize(
+    ("change", "line", "field"),
+    [  # 310 digits made `check` divide by 10.0**-310 == 0 (ZeroDivisionError), 320 overflowed
+        (("m: {choice: [64, 128]}", "m: {range: [64, 128], sig_figs: 310}"), 8, "parameters.m.sig_figs"),
+        (("m: {choice: [64, 128]}", "m: {range: [64, 128], sig_figs: 4300}"), 8, "parameters.m.sig_figs"),
+        (("unit: us}", "unit: us, tolerance: {sig_figs: 320}}"), 12, "parts[0].tolerance.sig_figs"),
+    ],
+)
+def test_more_significant_figures_than_a_float_holds_are_refused(
+    tmp_path: Path, run_cli, change: tuple[str, str], line: int, field: str
+) -> None:
+    write_template(tmp_path, "matmul/tiny", TINY.replace(*change))
+    code, out, err = run_cli("check", str(tmp_path), "--seeds", "2")
+    assert code == 1 and "Traceback" not in err
+    too_many = change[1].split("sig_figs: ")[1].rstrip("}")
+    assert f"matmul/tiny/question.yaml:{line}: {field}: must be at most 17, not {too_many}" in out
