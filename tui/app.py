@@ -210,6 +210,7 @@ class PerfdrillApp(App[None]):
             return
         try:
             practice = Practice(stored.plan, self.bank, self.specs, self._left_out)
+            self.store.locks.claim(stored.id)  # never two processes writing into one session
         except PerfdrillError as exc:
             self.notify(exc.one_line(), title="Cannot continue", severity="error")
             return
@@ -344,6 +345,7 @@ class PerfdrillApp(App[None]):
         if finished:
             self._saved(state.finish)
         self._show(SummaryScreen(state.summary(finished=finished), state.practice.plan.seed + 1))
+        self.store.locks.release(state.session_id)
         self.state = None
 
     @on(messages.SpecsToggled)
