@@ -20,9 +20,12 @@ from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.practice.plan import Plan
 from perfdrill.engine.practice.progress import STORE_FILE, Attempt, ProgressStore
 from perfdrill.engine.practice.schedule import review
+from perfdrill.tui.screens.start import StartScreen
+from tests.pilot import RIGHT, TWO_QUESTIONS, app_factory, submit, until, wait_for
 from tests.test_progress import VERSION_1
 
 ROOT = Path(__file__).resolve().parents[1]
+OPEN_ELSEWHERE = "practice session 1 is open in another perfdrill; go on there, or close it first"
 GRADES = {"x": {"status": "correct", "score": 1.0, "mistake": None}}
 # One right first try on day one, 2025-03-03 12:00 UTC.
 ANSWER = Attempt(0, "matmul/gemv", "A skinny matmul", "matmul", "medium", 1, {"x": "1"}, GRADES, 1.0, 0, 30.0)
@@ -235,11 +238,63 @@ def test_a_session_is_written_by_one_process_at_a_time(tmp_path: Path) -> None:
     store = ProgressStore(path)
     session = store.start_session(Plan())  # started here: claimed here
     assert session == 1
-    assert _claim_elsewhere(path) == (
-        f"{path}: practice session 1 is open in another perfdrill; go on there, or close it first"
-    )
+    assert _claim_elsewhere(path) == f"{path}: {OPEN_ELSEWHERE}"
     store.locks.release(session)  # its summary was shown: another process may continue it
     assert _claim_elsewhere(path) == "claimed"
     store.locks.claim(session)
     store.close()  # and a process that ends lets go of it however it ends
     assert _claim_elsewhere(path) == "claimed"
+
+
+_HOLD = """
+import sys
+from pathlib import Path
+from perfdrill.engine.practice.progress import ProgressStore
+store = ProgressStore(Path(sys.argv[1]))
+store.locks.claim(1)
+print("holding", flush=True)
+sys.stdin.read()  # until the test closes it
+"""
+
+
+async def test_the_app_never_continues_a_session_open_in_another_process(tmp_path: Path) -> None:
+    make_app = app_factory(tmp_path)
+    path = tmp_path / "progress.sqlite3"
+    store = ProgressStore(path)
+    session = store.start_session(TWO_QUESTIONS)
+    store.record_attempt(session, ANSWER)  # one answer: the session is offered to continue
+    store.close()
+    other = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )  # fmt: skip
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "holding\n"
+        app = make_app(resume=True)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await wait_for(pilot, StartScreen)  # never a blank screen, never its questions
+            await until(pilot, lambda: app._notifications, "the notice")
+            (note,) = [n.message for n in app._notifications]
+            assert note == f"{path}: {OPEN_ELSEWHERE}"
+            assert app.state is None
+    finally:
+        other.communicate("", timeout=30)
+
+
+async def test_a_garbage_review_card_is_a_notice_and_the_session_goes_on(tmp_path: Path) -> None:
+    make_app = app_factory(tmp_path)
+    path = tmp_path / "progress.sqlite3"
+    store = ProgressStore(path)
+    store.record_review("matmul/h100-4096", 3)
+    store.close()
+    _damage(path, "UPDATE cards SET card = 'garbage'")
+    app = make_app(start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await submit(pilot, *RIGHT)  # right at the first try: the card moves on as it is saved
+        await until(pilot, lambda: app._notifications, "the notice")
+        (note,) = [n.message for n in app._notifications]
+        assert note.startswith(
+            f"{path}: cannot save progress: the review card of 'matmul/h100-4096' is damaged"
+        )
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen.problem.id == "roofline/l4-ridge", "the next question")

@@ -212,7 +212,7 @@ class PerfdrillApp(App[None]):
             practice = Practice(stored.plan, self.bank, self.specs, self._left_out)
             self.store.locks.claim(stored.id)  # never two processes writing into one session
         except PerfdrillError as exc:
-            self.notify(exc.one_line(), title="Cannot continue", severity="error")
+            self._cannot("Cannot continue", exc)
             return
         self.state = SessionState.resume(stored, practice, self.store, self.clock)
         if self.state.finished:
@@ -231,12 +231,12 @@ class PerfdrillApp(App[None]):
         try:
             problem = make()
         except PerfdrillError as exc:
-            self.call_from_thread(self._cannot_generate, exc)
+            self.call_from_thread(self._cannot, "Cannot generate", exc)
             return
         self.call_from_thread(self._show_question, problem)
 
-    def _cannot_generate(self, exc: PerfdrillError) -> None:
-        self.notify(exc.one_line(), title="Cannot generate", severity="error")
+    def _cannot(self, title: str, exc: PerfdrillError) -> None:
+        self.notify(exc.one_line(), title=title, severity="error")
         if len(self.screen_stack) == 1:  # started past the start screen: never leave a blank one
             self.push_screen(self._start_screen())
 
