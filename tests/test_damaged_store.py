@@ -197,6 +197,15 @@ def test_stats_reads_a_store_in_a_read_only_folder(data: Path) -> None:
     code, err, out = perfdrill(data, "stats", "--json", user=user)
     assert (code, err) == (0, "")  # was "attempt to write a readonly database"
     assert json.loads(out)["streak"]["days_practised"] == 1  # the one day of the saved try
+    code, err, _ = perfdrill(data, "review", "--new-per-day", "5", user=user)  # a writer: says why not
+    assert (code, err) == (
+        2,
+        _error(
+            path,
+            "cannot open the progress store: its folder is read-only (attempt to write a readonly"
+            " database); `perfdrill stats` can still read it",
+        ),
+    )
     assert path.read_bytes() == before and sorted(os.listdir(path.parent)) == files
 
 

@@ -29,12 +29,15 @@ def read_only(path: Path) -> sqlite3.Connection:
 
 
 def cause(exc: sqlite3.Error | OSError, path: Path) -> str:
-    """SQLite's words, with the cause where it is known: a full disk reads "disk I/O error"."""
+    """SQLite's words, with the cause where it is known: a full disk reads "disk I/O error", a
+    read-only folder "attempt to write a readonly database"."""
     try:
         if shutil.disk_usage(path.parent).free < _ROOM:
             return f"the disk is full ({exc})"
     except OSError:
         pass
+    if path.parent.is_dir() and not os.access(path.parent, os.W_OK):
+        return f"its folder is read-only ({exc}); `perfdrill stats` can still read it"
     return str(exc)
 
 
