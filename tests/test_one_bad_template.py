@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from textual.widgets import Static
 
 from perfdrill.engine.practice.plan import Plan
