@@ -236,11 +236,12 @@ def _constraint(rest: str, value: Any) -> str:
     if length:
         if (sign, number) == (">=", "1"):
             return "must not be empty"
-        return f"must have {'at least' if sign == '>=' else 'at most'} {number} items, not {len(value)}"
+        items = "characters" if isinstance(value, str) else "items"
+        return f"must have {'at least' if sign == '>=' else 'at most'} {number} {items}, not {len(value)}"
     words = {">=": "at least", ">": "greater than", "<=": "at most", "<": "less than"}[sign]
     if (sign, number) == (">", "0") or ((sign, number) == (">=", "1") and isinstance(value, int)):
         return f"must be positive, not {value!r}"  # msgspec says `>= 1` for a positive int
-    return f"must be {words} {number}, not {value!r}"
+    return f"must be {words} {number}, not {_shown(value)}"  # shortened: an int may have 4,000 digits
 
 
 def _shown(value: Any) -> str:

@@ -180,7 +180,7 @@ class PerfdrillApp(App[None]):
     def start_session(self, message: messages.StartSession) -> None:
         assert self.bank is not None and self.specs is not None
         try:
-            practice = Practice(message.plan, self.bank, self.specs)
+            practice = Practice(message.plan, self.bank, self.specs, self._left_out)
             session_id = self.store.start_session(message.plan)
         except PerfdrillError as exc:
             self.notify(exc.one_line(), title="Cannot start", severity="error")
@@ -209,9 +209,10 @@ class PerfdrillApp(App[None]):
             self.notify("There is no interrupted session to continue.")
             return
         try:
-            practice = Practice(stored.plan, self.bank, self.specs)
+            practice = Practice(stored.plan, self.bank, self.specs, self._left_out)
+            self.store.locks.claim(stored.id)  # never two processes writing into one session
         except PerfdrillError as exc:
-            self.notify(exc.one_line(), title="Cannot continue", severity="error")
+            self._cannot("Cannot continue", exc)
             return
         self.state = SessionState.resume(stored, practice, self.store, self.clock)
         if self.state.finished:
@@ -219,14 +220,25 @@ class PerfdrillApp(App[None]):
         else:
             self.generate(self.state.next_problem)
 
+    def _left_out(self, problem: PerfdrillError) -> None:
+        """A template of the user's own that failed to make a variant (said from the worker thread)."""
+        self.call_from_thread(
+            self.notify, problem.one_line(), title="Left out of the session", severity="warning", timeout=10
+        )
+
     @work(thread=True, exclusive=True, group="generate", exit_on_error=False)
     def generate(self, make: Callable[[], Problem]) -> None:
         try:
             problem = make()
         except PerfdrillError as exc:
-            self.call_from_thread(self.notify, exc.one_line(), title="Cannot generate", severity="error")
+            self.call_from_thread(self._cannot, "Cannot generate", exc)
             return
         self.call_from_thread(self._show_question, problem)
+
+    def _cannot(self, title: str, exc: PerfdrillError) -> None:
+        self.notify(exc.one_line(), title=title, severity="error")
+        if len(self.screen_stack) == 1:  # started past the start screen: never leave a blank one
+            self.push_screen(self._start_screen())
 
     def _show_question(self, problem: Problem) -> None:
         state = self.state
@@ -333,6 +345,7 @@ class PerfdrillApp(App[None]):
         if finished:
             self._saved(state.finish)
         self._show(SummaryScreen(state.summary(finished=finished), state.practice.plan.seed + 1))
+        self.store.locks.release(state.session_id)
         self.state = None
 
     @on(messages.SpecsToggled)

@@ -66,9 +66,24 @@ Parameters = Annotated[Sourced, In("parameter")]
 Count = Annotated[Sourced, In("1")]
 Tokens = Annotated[Sourced, In("token")]
 HourlyPrice = Annotated[Sourced, In("USD/h")]
-Text = Annotated[str, Meta(min_length=1)]
-Positive = Annotated[int, Meta(gt=0)]
-NonNegative = Annotated[int, Meta(ge=0)]
+# Bounds a real chip or model is far inside, so a figure that would overflow a float, or print a
+# page-long name, is refused where it is written rather than failing a question that draws it.
+Name = Annotated[str, Meta(min_length=1, max_length=80)]
+Text = Annotated[str, Meta(min_length=1, max_length=1000)]
+Note = Annotated[str, Meta(max_length=1000)]
+Positive = Annotated[int, Meta(gt=0, le=10**9)]
+NonNegative = Annotated[int, Meta(ge=0, le=10**9)]
+# Each base unit's accepted range: from below the smallest part to above a whole rack taken as one
+# chip (GB200 NVL72: 1.4 EFLOP/s fp4, 13.5 TB of HBM) or a model far beyond any published one.
+PHYSICAL: dict[str, tuple[float, float]] = {
+    "FLOP/s": (1e6, 1e20),
+    "byte": (1.0, 1e16),
+    "byte/s": (1e3, 1e17),
+    "parameter": (1.0, 1e15),
+    "1": (1.0, 1e9),
+    "token": (1.0, 1e10),
+    "USD/h": (1e-6, 1e6),
+}
 
 
 class Figure(Struct, frozen=True, forbid_unknown_fields=True):
@@ -76,8 +91,8 @@ class Figure(Struct, frozen=True, forbid_unknown_fields=True):
 
     value: Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)]
     source: Text
-    unit: str = ""
-    note: str = ""
+    unit: Annotated[str, Meta(max_length=40)] = ""
+    note: Note = ""
     # A peak's 2:4 structured-sparsity headline, in the same unit; it feeds the "used the sparse
     # peak" mistake and never a roofline.
     sparse: Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)] | None = None
@@ -88,12 +103,12 @@ class _Entry(Struct, frozen=True, kw_only=True):
 
     id: str  # the key the entry is written under
     file: str = ""  # the spec file it came from
-    name: Text
-    note: str = ""
+    name: Name
+    note: Note = ""
 
 
 class Chip(_Entry, frozen=True, kw_only=True):
-    vendor: Text
+    vendor: Name
     peak_flops: Annotated[dict[ComputeDtype, FlopRate], Meta(min_length=1)]  # dense FLOP/s per dtype
     memory: Bytes
     memory_bandwidth: ByteRate
@@ -331,6 +346,10 @@ def _measure(value: Any, unit: str, where: Where, path: tuple[str, ...]) -> Any:
         return {key: _measure(item, unit, where, (*path, key)) for key, item in value.items()}
     if not isinstance(value, Figure):
         return value
+    for key in ("value", "sparse"):  # an integer of hundreds of digits is no float
+        number = getattr(value, key)
+        if isinstance(number, int) and number.bit_length() > 128:
+            raise where.error(f"a {len(str(number))}-digit number is too large", *path, key)
     if not math.isfinite(value.value):
         raise where.error(f"must be a finite number, not {value.value!r}", *path, "value")
     shown = f"{value.value!r} {value.unit.strip()}".strip()  # repr keeps every digit; :g would round to 6
@@ -338,13 +357,16 @@ def _measure(value: Any, unit: str, where: Where, path: tuple[str, ...]) -> Any:
         base = parse_quantity(shown, unit, what=path[-1])
     except UnitError as exc:
         raise where.error(exc.message, *path, "unit") from None
-    if not math.isfinite(base):  # 1e300 EB
-        raise where.error(f"{shown!r} is too large", *path, "value")
+    low, high = PHYSICAL[unit]
+    if not low <= base <= high:  # 1e300 EB, a 1e-320 FLOP/s chip
+        raise where.error(f"{shown!r} is out of range: give {low:g} to {high:g} {unit}", *path, "value")
     sparse = None
     if value.sparse is not None:
         if value.sparse <= value.value:
             raise where.error(f"must be above the dense value {value.value!r}", *path, "sparse")
         sparse = base * value.sparse / value.value  # the same unit as the dense figure
+        if sparse > high:
+            raise where.error(f"is out of range: give at most {high:g} {unit}", *path, "sparse")
     return Sourced(base, value.source, shown, value.note, sparse)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from html import escape
 
@@ -17,7 +17,8 @@ from markdown_it import MarkdownIt
 from perfdrill.engine.model.specs import SpecBook
 from perfdrill.engine.output.markdown import explanation_markdown
 from perfdrill.engine.problems.answers import letter
-from perfdrill.engine.problems.generation import Problem, ProblemPart, generate, variant_seed
+from perfdrill.engine.problems.generation import Problem, ProblemPart, variant_seed
+from perfdrill.engine.problems.leave_out import LeaveOut
 from perfdrill.engine.problems.templates import Template
 
 NONE_OF_THESE = "none of these"
@@ -27,19 +28,29 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 @dataclass(frozen=True)
 class Pool:
-    """`count` variants of each template, for an LMS to draw from."""
+    """`count` variants of each template, for an LMS to draw from. A template of the user's own
+    that cannot make one of them is left out whole, and `left_out.warn` is told."""
 
     templates: Sequence[Template]
     specs: SpecBook
     count: int
     seed: int
+    left_out: LeaveOut = field(default_factory=lambda: LeaveOut(frozenset()))
 
-    def variants(
-        self, template: Template, checkpoint: Callable[[], None] = lambda: None
-    ) -> Iterator[Problem]:
-        for index in range(self.count):
-            checkpoint()
-            yield generate(template, variant_seed(self.seed, index), self.specs)
+    def groups(
+        self, checkpoint: Callable[[], None] = lambda: None
+    ) -> Iterator[tuple[Template, list[Problem]]]:
+        """Each template with its variants, all made before any is written."""
+        for template in self.templates:
+            variants = []
+            for index in range(self.count):
+                checkpoint()
+                problem = self.left_out.generate(template, variant_seed(self.seed, index), self.specs)
+                if problem is None:
+                    break
+                variants.append(problem)
+            else:
+                yield template, variants
 
 
 def markdown_html(markdown: str) -> str:

@@ -139,9 +139,9 @@ def write_moodle(pool: Pool, out: BinaryIO, checkpoint: Callable[[], None] = lam
     """The pool as a Moodle XML file, written one question at a time; returns the question count."""
     out.write(b'<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n')
     written = 0
-    for template in pool.templates:
+    for template, variants in pool.groups(checkpoint):
         out.write(ET.tostring(category(template.id, template.title), encoding="unicode").encode() + b"\n")
-        for index, problem in enumerate(pool.variants(template, checkpoint)):
+        for index, problem in enumerate(variants):
             out.write(ET.tostring(question(problem, index), encoding="unicode").encode() + b"\n")
             written += 1
     out.write(b"</quiz>\n")

@@ -141,12 +141,12 @@ def write_qti(pool: Pool, out: BinaryIO, title: str, checkpoint: Callable[[], No
     _fields(assessment, cc_maxattempts="1")
     sections = ET.SubElement(assessment, "section", {"ident": "root_section"})
     written = 0
-    for template in pool.templates:
+    for template, variants in pool.groups(checkpoint):
         groups = [
             _group(sections, f"{template.title} ({letter(i)})", f"{template.id}#{part.name}")
             for i, part in enumerate(template.parts)
         ]
-        for problem in pool.variants(template, checkpoint):
+        for problem in variants:
             for index, part in enumerate(problem.parts):
                 groups[index].append(item(problem, index, part))
                 written += 1

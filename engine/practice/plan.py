@@ -7,14 +7,15 @@ and a stored plan is all it takes to resume a session exactly where it stopped.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from perfdrill.engine.errors import TemplateError, UsageError
 from perfdrill.engine.model.specs import SpecBook
 from perfdrill.engine.problems.bank import Bank
-from perfdrill.engine.problems.generation import Problem, generate, variant_seed
+from perfdrill.engine.problems.generation import Problem, variant_seed
+from perfdrill.engine.problems.leave_out import LeaveOut
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import candidates
 
@@ -89,14 +90,20 @@ def _drawable(template: Template, specs: SpecBook) -> bool:
 
 
 class Practice:
-    """A plan bound to a bank and specs: the problem at each position, and fresh variants to retry."""
+    """A plan bound to a bank and specs: the problem at each position, and fresh variants to retry.
 
-    def __init__(self, plan: Plan, bank: Bank, specs: SpecBook) -> None:
+    A template of the user's own that cannot make a variant is left out for the rest of the session
+    (`warn` is told once) and the next one takes its place, so one bad file never stops the rest."""
+
+    def __init__(
+        self, plan: Plan, bank: Bank, specs: SpecBook, warn: Callable[[TemplateError], None] = lambda _: None
+    ) -> None:
         if plan.count is not None and plan.count < 1 and not plan.items:
             raise UsageError("the number of questions must be at least 1")
         self.plan = plan
         self.bank = bank
         self.specs = specs.only(plan.chips, plan.models)
+        self.left_out = LeaveOut(bank.builtin, warn)
         if plan.items:
             self.pool = [bank.get(question) for question, _ in plan.items]
         else:
@@ -104,23 +111,29 @@ class Practice:
             if not self.pool:
                 raise UsageError("no question can use only those chips and models")
 
+    def _first_made(self, candidates: Sequence[tuple[Template, int]]) -> Problem:
+        restricted = bool(self.plan.chips or self.plan.models)
+        for template, seed in candidates:
+            problem = self.left_out.generate(template, seed, self.specs, restricted=restricted)
+            if problem is not None:
+                return problem
+        if restricted:
+            raise UsageError("no question can be generated with only those chips and models")
+        raise UsageError("no question can be generated: every one chosen is left out (see the warnings)")
+
     def problem(self, index: int) -> Problem:
-        """The problem at `index`; a template whose constraints the chosen specs cannot meet is
-        passed over for the next one in the round, so the choice stays deterministic."""
+        """The problem at `index`; a template that cannot make a variant (a constraint the chosen
+        specs cannot meet, a broken template of the user's own) is passed over for the next one in
+        the round, so the choice stays deterministic."""
         if self.plan.items:
-            question, seed = self.plan.items[index]
-            return generate(self.bank.get(question), seed, self.specs)
+            items = self.plan.items[index:] + self.plan.items[:index]
+            return self._first_made([(self.bank.get(question), seed) for question, seed in items])
         template, seed = set_item(self.pool, self.plan.seed, index)
         start = self.pool.index(template)
-        for offset in range(len(self.pool)):
-            candidate = self.pool[(start + offset) % len(self.pool)]
-            try:
-                return generate(candidate, seed, self.specs)
-            except TemplateError:
-                if not (self.plan.chips or self.plan.models):
-                    raise  # a built-in template that fails on the full specs is a real bug
-        raise UsageError("no question can be generated with only those chips and models")
+        return self._first_made(
+            [(self.pool[(start + i) % len(self.pool)], seed) for i in range(len(self.pool))]
+        )
 
     def fresh_variant(self, problem: Problem, retry: int) -> Problem:
         """Problem's template again with another seed, for "retry with a fresh variant"."""
-        return generate(problem.template, variant_seed(problem.seed, 1000 + retry), self.specs)
+        return self._first_made([(problem.template, variant_seed(problem.seed, 1000 + retry))])

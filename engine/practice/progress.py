@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -25,14 +26,14 @@ from perfdrill.engine.practice.schedule import (
     DEFAULT_NEW_PER_DAY,
     CardRow,
 )
-from perfdrill.engine.practice.schema import SCHEDULE_TABLES, SCHEMA_VERSION, TABLES, apply_review, prepare
+from perfdrill.engine.practice.schema import SCHEMA_VERSION, apply_review, prepare
+from perfdrill.engine.practice.store_files import BUSY_SECONDS, SessionLocks, cause, read_only
 from perfdrill.engine.problems.generation import Problem
 from perfdrill.engine.problems.grading import Grade
 from perfdrill.engine.resources import user_data_dir
 
 STORE_FILE = "progress.sqlite3"
 SETTINGS = {"new_per_day": DEFAULT_NEW_PER_DAY, "mastery_after": DEFAULT_MASTERY_AFTER}
-_BUSY_SECONDS = 5.0  # how long a write waits for another writer before reporting the store busy
 
 
 def default_store_path() -> Path:
@@ -41,6 +42,14 @@ def default_store_path() -> Path:
 
 def _ids(text: str) -> tuple[str, ...]:
     return tuple(part for part in text.split(",") if part)
+
+
+def _mapping(text: Any) -> dict[str, Any]:
+    """A JSON object stored as text; anything else is a damaged row (ValueError)."""
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object, not {type(value).__name__}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -154,32 +163,36 @@ class ProgressStore:
         try:
             self._db = self._connect()
         except (sqlite3.Error, OSError) as exc:
-            raise PerfdrillError(f"cannot open the progress store: {exc}", file=str(self.path)) from None
+            raise PerfdrillError(
+                f"cannot open the progress store: {cause(exc, self.path)}", file=str(self.path)
+            ) from None
+        self.locks = SessionLocks(self.path)
 
     def _connect(self) -> sqlite3.Connection:
+        if self.path.exists() and not stat.S_ISREG(self.path.stat().st_mode):  # a FIFO would hang
+            raise PerfdrillError("is not a regular file; move it aside to start afresh", file=str(self.path))
         if not self.readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=_BUSY_SECONDS)
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_SECONDS)
             prepare(db, str(self.path))
             db.execute("PRAGMA synchronous=FULL")
             return db
-        if self.path.exists():
-            uri = self.path.resolve().as_uri() + "?mode=ro"
-            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=_BUSY_SECONDS)
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version == SCHEMA_VERSION:
-                return db
-            db.close()
-            if version:  # an older store: bring it up to date once, then read it as usual
-                ProgressStore(self.path).close()
-                return self._connect()
-        db = sqlite3.connect(":memory:", isolation_level=None)  # nothing saved yet
-        for statement in (TABLES + SCHEDULE_TABLES).split(";"):
-            db.execute(statement)
-        return db
+        memory = sqlite3.connect(":memory:", isolation_level=None)
+        if not self.path.exists():  # nothing saved yet
+            prepare(memory, "")
+            return memory
+        db = read_only(self.path)
+        if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            memory.close()
+            return db
+        db.backup(memory)  # an older store is brought up to date in memory: reading never writes
+        db.close()
+        prepare(memory, str(self.path))
+        return memory
 
     def close(self) -> None:
         self._db.close()
+        self.locks.close()
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -206,10 +219,11 @@ class ProgressStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, PerfdrillError) as exc:  # a full disk, a damaged file or card
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
-            raise PerfdrillError(f"cannot save progress: {exc}", file=str(self.path)) from None
+            why = exc.message if isinstance(exc, PerfdrillError) else cause(exc, self.path)
+            raise PerfdrillError(f"cannot save progress: {why}", file=str(self.path)) from None
 
     # Writing -------------------------------------------------------------------------------
 
@@ -218,7 +232,9 @@ class ProgressStore:
             cursor = db.execute(
                 "INSERT INTO sessions (started, plan) VALUES (?, ?)", (self.now(), json.dumps(plan.as_json()))
             )
-        return int(cursor.lastrowid or 0)
+        session = int(cursor.lastrowid or 0)
+        self.locks.claim(session)
+        return session
 
     def record_attempt(self, session: int, attempt: Attempt, rating: int | None = None) -> None:
         """Save one graded try; with a `rating`, the question is over and its template's card
@@ -284,7 +300,9 @@ class ProgressStore:
             raise PerfdrillError(f"no practice session {session}", file=str(self.path))
         ((number, plan, position),) = rows
         with self._reading():
-            return StoredSession(number, Plan.from_json(json.loads(plan)), position, self._attempts(number))
+            return StoredSession(
+                number, Plan.from_json(_mapping(plan)), int(position), self._attempts(number)
+            )
 
     def unfinished(self) -> StoredSession | None:
         """The latest session that was left before its end after at least one answer, if any."""
@@ -299,25 +317,26 @@ class ProgressStore:
             f"SELECT {_ATTEMPT_COLUMNS} FROM attempts WHERE session = ? ORDER BY id",
             (session,),
         )
-        return tuple(
-            Attempt(
-                position=r[0],
-                question=r[1],
-                title=r[2],
-                family=r[3],
-                difficulty=r[4],
-                seed=r[5],
-                answers=json.loads(r[6]),
-                parts=json.loads(r[7]),
-                score=r[8],
-                hints=r[9],
-                seconds=r[10],
-                try_number=r[11],
-                chips=_ids(r[12]),
-                models=_ids(r[13]),
+        with self._reading():  # each value as its type: a damaged row is one line here, not later
+            return tuple(
+                Attempt(
+                    position=int(r[0]),
+                    question=str(r[1]),
+                    title=str(r[2]),
+                    family=str(r[3]),
+                    difficulty=str(r[4]),
+                    seed=int(r[5]),
+                    answers=_mapping(r[6]),
+                    parts=_mapping(r[7]),
+                    score=float(r[8]),
+                    hints=int(r[9]),
+                    seconds=float(r[10]),
+                    try_number=int(r[11]),
+                    chips=_ids(str(r[12])),
+                    models=_ids(str(r[13])),
+                )
+                for r in rows
             )
-            for r in rows
-        )
 
     def family_stats(self) -> list[FamilyStats]:
         """Per family, over first tries: how many, how many right, mean score, time, top mistake."""
@@ -349,9 +368,17 @@ class ProgressStore:
             "SELECT question, family, difficulty, answered, score, hints FROM attempts WHERE try_number = 1"
             " ORDER BY answered, id"
         )
-        return [HistoryRow(*row) for row in rows]
+        with self._reading():
+            return [
+                HistoryRow(str(q), str(family), str(level), float(answered), float(score), int(hints))
+                for q, family, level, answered, score, hints in rows
+            ]
 
     def cards(self) -> dict[str, CardRow]:
         """Every scheduled template's due time, first review, review count and last rating."""
         rows = self._rows("SELECT template, due, created, reviews, last_rating FROM cards")
-        return {row[0]: CardRow(*row) for row in rows}
+        with self._reading():
+            return {
+                str(t): CardRow(str(t), float(due), float(created), int(reviews), int(rating))
+                for t, due, created, reviews, rating in rows
+            }

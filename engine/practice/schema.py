@@ -84,7 +84,10 @@ def apply_review(
 ) -> float:
     """Move `template`'s card on by one review (inside the caller's transaction); its new due time."""
     row = db.execute("SELECT card, created, reviews FROM cards WHERE template = ?", (template,)).fetchone()
-    card, due = review(row[0] if row else None, rating, when)
+    try:
+        card, due = review(row[0] if row else None, rating, when)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise PerfdrillError(f"the review card of {template!r} is damaged ({exc})") from None
     db.execute(
         "INSERT OR REPLACE INTO cards (template, card, due, created, reviews, last_rating)"
         " VALUES (?, ?, ?, ?, ?, ?)",
@@ -130,6 +133,8 @@ def prepare(db: sqlite3.Connection, file: str) -> None:
         return
     if version > SCHEMA_VERSION:
         raise PerfdrillError(f"progress store is from a newer perfdrill (schema {version})", file=file)
+    if version < 0:
+        raise PerfdrillError(f"progress store has no known schema (user_version {version})", file=file)
     if version == 0:
         db.execute("PRAGMA journal_mode=WAL")  # kept in the file: readers never wait for the writer
     db.execute("BEGIN IMMEDIATE")
@@ -143,6 +148,9 @@ def prepare(db: sqlite3.Connection, file: str) -> None:
             steps[version](db)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:  # a damaged row: nothing written
+        db.execute("ROLLBACK")
+        raise PerfdrillError(f"cannot bring the progress store up to date: {exc}", file=file) from None
     except BaseException:
         db.execute("ROLLBACK")
         raise

@@ -11,6 +11,7 @@ from perfdrill.engine.problems.check import Finding, check_paths
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate, show_number, variant_seed
 from perfdrill.engine.problems.grading import Grade, PartGrade, grade, grade_part
 from perfdrill.engine.problems.json_schema import question_schema
+from perfdrill.engine.problems.leave_out import LeaveOut
 from perfdrill.engine.problems.mistakes import CATALOGUE, Mistake
 from perfdrill.engine.problems.roofline_view import OperatingPoint, Roof, RooflineView
 from perfdrill.engine.problems.scaffolding import scaffold
@@ -23,6 +24,7 @@ __all__ = [
     "Bank",
     "Finding",
     "Grade",
+    "LeaveOut",
     "Mistake",
     "OperatingPoint",
     "PartGrade",

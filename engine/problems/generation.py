@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -246,6 +247,10 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
             assert part.answer is not None
             factor = answer_factor(template, part)
             value = float(variant.evaluate(part.answer)) * factor
+            if not math.isfinite(value):  # never "Infinity" in a key or a JSON set
+                raise TemplateError(
+                    f"the answer is {value} for this draw", file=template.file, line=part.line, field=field
+                )
             slipped = ((m, mistake_value(variant, part.answer, CATALOGUE[m])) for m in part.mistakes)
             mistakes = tuple((m, slip * factor) for m, slip in slipped if slip is not None)
             exact = exact_count(template, part, variant, factor)

@@ -98,7 +98,7 @@ Expression = Annotated[
     str | int | float, Meta(description="an expression over engine quantities and parameters")
 ]
 PositiveNumber = Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)]
-SigFigs = Annotated[int, Meta(ge=1)]
+SigFigs = Annotated[int, Meta(ge=1, le=17)]  # a float holds 17 significant digits at most
 
 
 class Declared(Struct, forbid_unknown_fields=True):

@@ -14,7 +14,7 @@ from types import FrameType
 from typing import Any, BinaryIO
 
 from perfdrill.cli.options import add_questions_option, add_set_options, add_specs_option
-from perfdrill.cli.questions import load_questions
+from perfdrill.cli.questions import load_questions, warn_left_out
 from perfdrill.engine import UsageError
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.output import (
@@ -34,6 +34,7 @@ from perfdrill.engine.output import (
     write_markdown_version,
 )
 from perfdrill.engine.practice import Plan, Practice
+from perfdrill.engine.problems import LeaveOut
 
 PRINTED = ("html", "pdf")
 LMS = ("moodle", "qti")
@@ -180,7 +181,7 @@ def run_generate(args: argparse.Namespace) -> int:
             _write_pool(args, bank, specs, outs[0], interrupts.check)
         else:
             plan = Plan(tuple(args.family), args.difficulty, args.count, seed=args.seed)
-            practice = Practice(plan, bank, specs)
+            practice = Practice(plan, bank, specs, warn_left_out)
             pset = ParallelSet(
                 practice.problem, practice.specs, count=args.count, versions=args.versions,
                 seed=args.seed, shuffle=args.shuffle, checkpoint=interrupts.check,
@@ -195,7 +196,8 @@ def run_generate(args: argparse.Namespace) -> int:
 def _write_pool(
     args: argparse.Namespace, bank: Any, specs: Any, out: BinaryIO, check: Callable[[], None]
 ) -> None:
-    pool = Pool(bank.select(tuple(args.family), args.difficulty), specs, args.count, args.seed)
+    templates = bank.select(tuple(args.family), args.difficulty)
+    pool = Pool(templates, specs, args.count, args.seed, LeaveOut(bank.builtin, warn_left_out))
     if args.format == "moodle":
         from perfdrill.engine.output.moodle import write_moodle
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from perfdrill.cli.options import add_questions_option, add_restriction_options, add_specs_option
-from perfdrill.engine import UsageError, user_data_dir
+from perfdrill.engine import PerfdrillError, UsageError, user_data_dir
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.output import answers_markdown
 from perfdrill.engine.problems import (
@@ -54,8 +54,13 @@ def load_questions(extra: Iterable[Path]) -> Bank:
     """The bank, after one warning line on stderr for each template of yours left out of it."""
     bank = load_bank(extra)
     for problem in bank.skipped:
-        sys.stderr.write(f"perfdrill: warning: {problem.one_line()} (left out)\n")
+        warn_left_out(problem)
     return bank
+
+
+def warn_left_out(problem: PerfdrillError) -> None:
+    """One line on stderr for a template of the user's own that is left out."""
+    sys.stderr.write(f"perfdrill: warning: {problem.one_line()} (left out)\n")
 
 
 def run_list(args: argparse.Namespace) -> int:
