@@ -60,3 +60,51 @@ def test_text_before_the_equals_sign_of_a_valued_choice_must_name_it() -> None:
         parse_choices(part, "m = 4")  # another name: not "batch = 4"
     with pytest.raises(AnswerFormatError):
         parse_choices(part, "banana = 4")
+
+
+# `perfdrill calc`'s numbers: one value, written once, with the digits 0-9.
+DECODE = ["calc", "decode", "--chip", "h100-sxm", "--model", "llama-3.1-8b", "--context", "128"]
+SPECULATIVE = ["calc", "speculative", "--acceptance-rate", "0.8", "--draft-tokens", "4"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ([*DECODE, "--batch", "1,5"], "--batch '1,5' is not one number"),  # used to be batch 15
+        ([*SPECULATIVE, "--cost-ratio", "1,5"], "--cost-ratio '1,5' is not one number"),  # was 15
+        ([*DECODE, "--batch", "1,50"], "--batch '1,50' is not one number"),
+        ([*DECODE, "--batch", "\u0663"], "--batch '\u0663' is not a number: write it with the digits 0-9"),
+        ([*DECODE, "--batch", "\uff18"], "--batch '\uff18' is not a number"),  # a full-width 8
+        ([*DECODE, "--batch", "1", "--bandwidth", "\u0663 TB/s"], "write it with the digits 0-9"),
+        ([*DECODE, "--batch", "1", "--batch", "8"], "--batch is given twice; give it once"),
+        ([*DECODE, "--batch", "1", "--chip", "a100-80gb"], "--chip is given twice; give it once"),
+    ],
+)
+def test_calc_refuses_numbers_that_are_not_one_plain_value(run_cli, args: list[str], said: str) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run_cli(*args)
+    assert code == 2 and out == ""
+    assert said in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_calc_still_reads_grouped_thousands(run_cli) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    for typed in ("1,024", "1_024", "1024"):
+        code, out, _ = run_cli(*DECODE, "--batch", typed, "--json")
+        assert code == 0 and json.loads(out)["inputs"]["batch"] == 1024, typed
+
+
+def test_calc_refuses_a_cache_reserved_shorter_than_its_context(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # (reserved − context) / reserved was (1 − 2048) / 1 = −2,047 as a "waste fraction".
+    args = ["calc", "kv-paging", "--chip", "h100-sxm", "--model", "llama-3.1-8b", "--context", "2048"]
+    code, out, err = run_cli(*args, "--reserved-tokens", "1")
+    assert (code, out) == (2, "")
+    assert err == (
+        "perfdrill: error: --reserved-tokens 1 is below --context 2,048: "
+        "a cache reserved up front holds at least the tokens already in it\n"
+    )
+    code, out, _ = run_cli(*args, "--reserved-tokens", "4096", "--json")
+    # Half of each 4,096-token reservation holds the 2,048 tokens: a waste fraction of 0.5.
+    import json
+
+    assert code == 0 and json.loads(out)["results"]["reserved_waste_fraction"]["value"] == 0.5

@@ -24,6 +24,7 @@ from perfdrill.engine.model.formula_inputs import (
     model_inputs,
     training_bytes_per_param,
 )
+from perfdrill.engine.model.input_bounds import Implausible, implausible
 from perfdrill.engine.model.specs import (
     COMPUTE_DTYPES,
     DTYPE_BYTES,
@@ -39,6 +40,7 @@ __all__ = [
     "COMPUTE_DTYPES",
     "DTYPE_BYTES",
     "INPUTS",
+    "Implausible",
     "TRAINING_CONVENTIONS",
     "Available",
     "Chip",
@@ -58,6 +60,7 @@ __all__ = [
     "evaluate_available",
     "format_quantity",
     "hardware",
+    "implausible",
     "info",
     "label",
     "label_of",

@@ -236,6 +236,8 @@ def split_number(text: str, *, what: str = "value") -> tuple[float, str]:
     match = _NUMBER.match(stripped)
     if not match:
         raise UnitError(f"{what} {stripped!r} does not start with a number")
+    if any(c.isdigit() and not c.isascii() for c in match[0]):  # re's \d and float() read "٣" and "３"
+        raise UnitError(f"{what} {stripped!r} is not a number: write it with the digits 0-9")
     if match["grouped"]:
         number = float(match["sign"] + match["grouped"].replace(match["sep"], ""))
     else:
@@ -284,7 +286,7 @@ def parse_unit(unit_text: str, *, what: str = "unit") -> pint.Unit:
         term = name ** _POWERS[token["power"] or ""]
         unit = unit / term if operator == "/" else unit * term
         if not (terms == 1 and token["name"] in _SCALE_WORDS):
-            named.append((token["name"], term ** -1 if operator == "/" else term))
+            named.append((token["name"], term**-1 if operator == "/" else term))
         operator, previous = "", token["name"]
     if operator and terms:
         raise UnitError(f"{what} has an unreadable unit {unit_text!r}")
@@ -300,7 +302,9 @@ def _refuse_idle_terms(named: list[tuple[str, pint.Unit]], unit_text: str, what:
     signs: dict[str, int] = {}
     for name, term in named:
         if term.dimensionless:
-            raise UnitError(f"{what} has {name!r}, which is no unit of its own, beside others in {unit_text!r}")
+            raise UnitError(
+                f"{what} has {name!r}, which is no unit of its own, beside others in {unit_text!r}"
+            )
         for dimension, power in term.dimensionality.items():
             sign = 1 if power > 0 else -1
             if signs.setdefault(dimension, sign) != sign:
