@@ -154,7 +154,8 @@ def _numeric_problems(part: ProblemPart) -> list[str]:
     if grade_part(part, part.shown_answer).status != "correct":
         problems.append(f"the expected answer {part.shown_answer!r} does not grade correct")
     for factor in (1.5, 0.5):
-        if grade_part(part, f"{part.value * factor!r} {part.unit}").status != "incorrect":
+        unit = "" if part.unit == "1" else f" {part.unit}"  # "3.0", not "3.0 1": two numbers
+        if grade_part(part, f"{part.value * factor!r}{unit}").status != "incorrect":
             problems.append(f"the answer ×{factor} does not grade incorrect")
     for mistake, value in part.mistakes:
         if within(value, part.value, part.tolerance):

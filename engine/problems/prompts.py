@@ -20,7 +20,7 @@ from perfdrill.engine.model.explain import label
 from perfdrill.engine.model.numbers import NBSP, format_in_unit, format_quantity, quoted
 from perfdrill.engine.model.specs import Chip, Model, Sourced
 from perfdrill.engine.model.units import BASE_UNITS
-from perfdrill.engine.problems.answer_units import unit_scale
+from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.sandbox import (
     BoundedEnvironment,
     TextError,

@@ -20,9 +20,9 @@ from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import computed, fill, info
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
-from perfdrill.engine.problems.answer_units import unit_scale
 from perfdrill.engine.problems.expressions import Expression, describe
 from perfdrill.engine.problems.mistakes import ANSWER, Mistake
+from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.templates import Parameter, Template
 
 MAX_DRAWS = 1000  # rejection-sampling budget before a template's constraints count as unmeetable;
