@@ -364,6 +364,7 @@ def scenario_inputs(
         raise TemplateError(
             message, file=template.file, line=template.line(*path), field=".".join(map(str, path))
         ) from None
+    _check_parameters_reach_the_engine(template, inputs)
     for name, expression in template.inputs.items():
 
         def look(n: str, s: str | None) -> Any:
@@ -381,6 +382,32 @@ def scenario_inputs(
                 file=template.file, line=template.line("inputs", name), field=f"inputs.{name}",
             ) from None  # fmt: skip
     return inputs
+
+
+@cache
+def _read_beyond_inputs(template: Template) -> frozenset[str]:
+    """Names read, outside any scenario, by derived values, scenarios, constraints and answers."""
+    expressions = [d.value for d in template.derived] + [c for c, _ in template.constraints]
+    expressions += [e for overrides in template.scenarios.values() for e in overrides.values()]
+    expressions += [p.answer for p in template.parts if p.answer is not None]
+    return frozenset(name for e in expressions for scope, name in e.names if scope is None)
+
+
+def _check_parameters_reach_the_engine(template: Template, engine: Mapping[str, float]) -> None:
+    """A parameter named like an input the chip, the model or a default sets must be what feeds it:
+    otherwise every expression reads the engine's value (mfu 1) while the prompt shows the drawn one."""
+    for parameter in template.parameters:
+        name = parameter.name
+        if name not in _read_beyond_inputs(template) or name not in engine or name in template.inputs:
+            continue  # `inputs` read parameters first: `participants: chips` is the drawn chips
+        if template.scenario.get(name) == name or any(d.name == name for d in template.derived):
+            continue
+        raise TemplateError(
+            f"{name!r} is also the name of an engine input, which the scenario sets itself, so every "
+            f"expression reads the engine's {name} and not this parameter: feed it (inputs: "
+            f"{{{name}: {name}}}) or call the parameter something else",
+            file=template.file, line=parameter.line, field=f"parameters.{name}",
+        )  # fmt: skip
 
 
 def swapped_inputs(
