@@ -84,7 +84,9 @@ def test_a_parameter_named_like_an_engine_input_must_feed_it(tmp_path: Path, run
         f"{tmp_path.name}/kv_cache/mine/question.yaml:10: parameters.mfu: 'mfu' is also the name of an "
         "engine input, which the scenario sets itself"
     ), line
-    write_template(tmp_path, "kv_cache/mine", question.replace("  batch: batch", "  batch: batch\n  mfu: mfu"))
+    write_template(
+        tmp_path, "kv_cache/mine", question.replace("  batch: batch", "  batch: batch\n  mfu: mfu")
+    )
     code, line = _first_finding(tmp_path, run_cli)
     assert code == 0, line
 
@@ -97,7 +99,9 @@ def test_quantities_with_units_feed_inputs_and_derived_values(tmp_path: Path, ru
     # 2·(4−1)/4 × 1 GB ÷ 450 GB/s = 3.333 ms; with "1 GB" written as a quantity.
     question = COLLECTIVE.replace("  collective_bytes: size * 1000000000", '  collective_bytes: "1 GB"')
     question = question.replace("  gpus: {choice: [2, 4, 8]}", "  gpus: {choice: [4]}")
-    question = question.replace("scenario: {chip: chip}", 'scenario: {chip: chip}\nderived:\n  budget: {value: "10 us"}')
+    question = question.replace(
+        "scenario: {chip: chip}", 'scenario: {chip: chip}\nderived:\n  budget: {value: "10 us"}'
+    )
     folder = write_template(tmp_path, "parallelism/mine", question, "A budget of {{ given.budget }}.\n")
     problem = generate(load_template(folder), 1, load_specs())
     assert problem.parts[0].value == pytest.approx(2 * 3 / 4 * 1e9 / 450e9 * 1e3)
@@ -127,3 +131,92 @@ def test_num_plural_and_a_an_are_functions_too() -> None:
     expected = "1,024 | 1\u00a0sequence | an H100"
     assert render(as_functions, context, file="f", field="prompt") == expected
     assert render(as_filters, context, file="f", field="prompt") == expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "finding"),
+    [
+        # "−1.29 ms", graded correct: a negative buffer.
+        ("  collective_bytes: size * 1000000000", "  collective_bytes: -size * 1000000000",
+         "question.yaml:15: parts.fast: seeds 0, 1, 2: the answer is negative, and no time, size or count is "
+         "(seed 0: −"),
+        ("  participants: gpus", "  participants: gpus\n  link_latency: 1e12",
+         "question.yaml:14: inputs.link_latency: seeds 0, 1, 2: link_latency is over a century: no run lasts "
+         "that long (seed 0: link_latency = 1e+12)"),
+    ],
+)  # fmt: skip
+def test_values_no_real_system_has_are_reported_once_with_their_seeds(  # type: ignore[no-untyped-def]
+    tmp_path: Path, run_cli, old: str, new: str, finding: str
+) -> None:
+    assert old in COLLECTIVE
+    write_template(tmp_path, "parallelism/mine", COLLECTIVE.replace(old, new))
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "3")
+    lines = out.splitlines()
+    assert code == 1 and lines[-1].endswith("0 passed, 1 failed")
+    assert lines[0].startswith(f"{tmp_path.name}/parallelism/mine/{finding}"), lines[0]
+    assert len(lines) == 3 if "collective_bytes" in new else 2, lines  # each once, not once per seed
+    if "collective_bytes" in new:
+        assert lines[1].startswith(
+            f"{tmp_path.name}/parallelism/mine/question.yaml:12: inputs.collective_bytes: seeds 0, 1, 2: "
+            "collective_bytes is negative: no size, count or time is (seed 0: collective_bytes = -"
+        ), lines[1]
+
+
+def test_a_negative_context_and_a_model_of_no_parameters_are_reported(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    question = GOOD.replace("  context: 4096", "  context: -4096").replace("  - fits == 1", "  - batch >= 1")
+    write_template(tmp_path, "kv_cache/mine", question)
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "2")
+    assert code == 1
+    assert (
+        f"{tmp_path.name}/kv_cache/mine/question.yaml:14: inputs.context: seeds 0, 1: context is negative: "
+        "no size, count or time is (seed 0: context = -4,096)"
+    ) in out
+    question = GOOD.replace("scenario: {chip: chip, model: model}",
+                            "scenario: {chip: chip, model: model}\nderived:\n  params: {value: 0}")  # fmt: skip
+    write_template(tmp_path, "kv_cache/mine", question)
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "2")
+    assert code == 1
+    assert (
+        "question.yaml:13: derived.params: seeds 0, 1: params is zero: no real chip or model has none" in out
+    )
+
+
+def test_an_absurd_duration_answer_is_reported(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    # 1 EB over one 450 GB/s link is 2·(4−1)/4·1e18 ÷ 450e9 s = 3.33 million s: fine. 1e30 bytes
+    # take 3.3e18 s, about a hundred billion years.
+    question = COLLECTIVE.replace("size * 1000000000", "size * 1e30").replace("unit: ms", "unit: s")
+    write_template(tmp_path, "parallelism/mine", question)
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "3")
+    assert code == 1
+    assert (
+        "parts.fast: seeds 0, 1, 2: the answer is over a century, and no run lasts that long (seed 0: " in out
+    )
+
+
+def test_a_listed_mistake_that_never_applies_is_reported(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    # An H100 all-reduce has no sparse peak to misread: `sparse-peak` can never be named here.
+    question = COLLECTIVE.replace(
+        "    unit: ms\n", "    unit: ms\n    mistakes: [sparse-peak, all-reduce-one-pass]\n"
+    )
+    write_template(tmp_path, "parallelism/mine", question)
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "50")
+    assert code == 1
+    assert (
+        f"{tmp_path.name}/parallelism/mine/question.yaml:20: parts.fast.mistakes: 'sparse-peak' applies in "
+        "none of 50 variants"
+    ) in out
+    assert "'all-reduce-one-pass' applies" not in out
+
+
+def test_a_mistake_applies_where_one_of_its_replacements_can() -> None:
+    from perfdrill.engine.model.specs import load_specs
+    from perfdrill.engine.problems.bank import load_bank
+    from perfdrill.engine.problems.generation import generate
+
+    # latency-once also replaces measured_step_latency, which reads a measured runtime this question
+    # has not got; that used to drop the whole slip. Seed 3: 8 A100s (300 GB/s one way through the
+    # switch), 46 MB, α = 8 µs. Ring: 2·7·8 µs + 2·7/8 · 46 MB ÷ 300 GB/s = 112 + 268.33 = 380.33 µs;
+    # with α counted once: 8 + 268.33 = 276.33 µs.
+    part = generate(load_bank().get("parallelism/alpha-beta"), 3, load_specs()).part("ring")
+    assert part.value == pytest.approx(112 + 268.3333, rel=1e-6)
+    assert dict(part.mistakes)["latency-once"] == pytest.approx(8 + 268.3333, rel=1e-6)

@@ -30,6 +30,10 @@ POSITIVE = (
 )
 
 
+# The longest any run, training or otherwise, is given or asked for: a century, in seconds.
+LONGEST_RUN = 100 * 365.25 * 86400
+
+
 class Implausible(NamedTuple):
     """One impossible input, or pair of inputs: `names` in the order `text` mentions them."""
 
@@ -52,6 +56,8 @@ def implausible(values: Mapping[str, float]) -> list[Implausible]:
             found.append(Implausible((name,), "{} is negative: no size, count or time is"))
         elif value == 0 and name in POSITIVE:
             found.append(Implausible((name,), "{} is zero: no real chip or model has none"))
+        elif name in INPUTS and INPUTS[name][0] == "s" and value > LONGEST_RUN:
+            found.append(Implausible((name,), "{} is over a century: no run lasts that long"))
     reserved, context = values.get("reserved_tokens"), values.get("context")
     if reserved is not None and context is not None and reserved < context:
         found.append(

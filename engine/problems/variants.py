@@ -221,8 +221,8 @@ class Variant:
                 if target != ANSWER and (target in inputs or target in self._table):
                     try:
                         slipped = expression.evaluate(lambda name, _: correct.lookup(name, scope))
-                    except UsageError:  # it reads a fact this variant lacks (no sparse figure…)
-                        raise MistakeNotApplicable(self.mistake.id) from None
+                    except UsageError:  # it reads a fact this variant lacks (no sparse figure…):
+                        continue  # this replacement cannot happen here; the mistake's others still can
                     inputs[target] = float(slipped)
         return inputs
 
@@ -231,19 +231,12 @@ def _constant(value: float) -> Callable[[str, str | None], float]:
     return lambda _name, _scope: value
 
 
-class MistakeNotApplicable(Exception):
-    """The slip cannot happen in this variant."""
-
-
 def mistake_value(variant: Variant, answer: Expression, mistake: Mistake) -> float | None:
     """`answer` as someone who made `mistake` would compute it, or None where the slip cannot happen
     here or leaves the answer exactly as it is (a sparse peak on a memory-bound kernel)."""
-    try:
-        value = float(
-            Variant(variant.template, variant.params, variant.inputs, mistake, variant).evaluate(answer)
-        )
-    except MistakeNotApplicable:
-        return None
+    value = float(
+        Variant(variant.template, variant.params, variant.inputs, mistake, variant).evaluate(answer)
+    )
     for target, expression in mistake.expressions():
         if target == ANSWER:
             value = float(expression.evaluate(_constant(value)))
