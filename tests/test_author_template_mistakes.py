@@ -34,6 +34,9 @@ parts:
 """
 
 
+DERIVED = "derived:\n  a: {value: b + 1}\n"
+
+
 def _first_finding(root: Path, run_cli) -> tuple[int, str]:  # type: ignore[no-untyped-def]
     code, out, err = run_cli("check", str(root), "--seeds", "3")
     assert err == "" and "Traceback" not in out
@@ -48,20 +51,21 @@ def _first_finding(root: Path, run_cli) -> tuple[int, str]:  # type: ignore[no-u
          "question.yaml:12: inputs.collective_bytes: 'size * 1000000000' is a time (s), "
          "but collective_bytes is a size (byte)"),
         ("  participants: gpus", "  participants: \"4 GB\"",
-         "question.yaml:13: inputs.participants: '4 GB' is a size (byte), but participants is a plain number"),
+         "question.yaml:13: inputs.participants: '4 GB' is a size (byte), but participants is a plain "
+         "number"),
         ("  collective_bytes: size * 1000000000", "  collective_bytes: \"10 ms\"",
          "question.yaml:12: inputs.collective_bytes: '10 ms' is a time (s), but collective_bytes is a size"),
         ("  collective_bytes: size * 1000000000", "  collective_bytes: \"10 parsecs\"",
          "question.yaml:12: inputs.collective_bytes: 'parsecs' is not a unit perfdrill knows"),
         # A misspelt sweep input was a no-op: every option got the same answer.
-        ("    unit: ms\n", "    unit: ms\n  - {name: s, kind: multi, prompt: Which?, answer: all_reduce_time > 0.001,"
-                          " sweep: {input: participantss, values: [2, 4]}}\n",
+        ("    unit: ms\n", "    unit: ms\n  - {name: s, kind: multi, prompt: Which?, "
+                          "answer: all_reduce_time > 0.001, sweep: {input: participantss, values: [2, 4]}}\n",
          "question.yaml:20: parts[1].sweep.input: unknown engine input 'participantss'; did you mean "
          "participants"),
         # Derived values are worked out top to bottom; a cycle used to say "unknown name".
-        ("scenario: {chip: chip}", "scenario: {chip: chip}\nderived:\n  a: {value: b + 1}\n  b: {value: a + 1}",
+        ("scenario: {chip: chip}", f"scenario: {{chip: chip}}\n{DERIVED}  b: {{value: a + 1}}",
          "question.yaml:12: derived.a.value: 'a' and 'b' are each worked out from the other (a cycle)"),
-        ("scenario: {chip: chip}", "scenario: {chip: chip}\nderived:\n  a: {value: b + 1}\n  b: {value: size}",
+        ("scenario: {chip: chip}", f"scenario: {{chip: chip}}\n{DERIVED}  b: {{value: size}}",
          "question.yaml:12: derived.a.value: reads 'b', which is worked out below it"),
     ],
 )  # fmt: skip
@@ -171,8 +175,8 @@ def test_a_negative_context_and_a_model_of_no_parameters_are_reported(tmp_path: 
         f"{tmp_path.name}/kv_cache/mine/question.yaml:14: inputs.context: seeds 0, 1: context is negative: "
         "no size, count or time is (seed 0: context = -4,096)"
     ) in out
-    question = GOOD.replace("scenario: {chip: chip, model: model}",
-                            "scenario: {chip: chip, model: model}\nderived:\n  params: {value: 0}")  # fmt: skip
+    scenario = "scenario: {chip: chip, model: model}"
+    question = GOOD.replace(scenario, f"{scenario}\nderived:\n  params: {{value: 0}}")
     write_template(tmp_path, "kv_cache/mine", question)
     code, out, _ = run_cli("check", str(tmp_path), "--seeds", "2")
     assert code == 1
