@@ -224,3 +224,17 @@ def test_a_mistake_applies_where_one_of_its_replacements_can() -> None:
     part = generate(load_bank().get("parallelism/alpha-beta"), 3, load_specs()).part("ring")
     assert part.value == pytest.approx(112 + 268.3333, rel=1e-6)
     assert dict(part.mistakes)["latency-once"] == pytest.approx(8 + 268.3333, rel=1e-6)
+
+
+def test_checking_one_folder_sees_a_duplicate_id_in_a_sibling(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    prompt = "The KV cache.\n"
+    write_template(tmp_path, "kv_cache/first", GOOD, prompt)
+    second = write_template(tmp_path, "kv_cache/second", GOOD, prompt)  # the same id, kv_cache/mine
+    code, out, _ = run_cli("check", str(second), "--seeds", "2")
+    assert code == 1
+    assert out.splitlines()[0] == (
+        f"second/question.yaml:1: id: id 'kv_cache/mine' is already defined in "
+        f"{tmp_path.name}/kv_cache/first/question.yaml; ids must be unique"
+    )
+    code, out, _ = run_cli("check", str(tmp_path / "kv_cache"), "--seeds", "2")
+    assert code == 1 and out.count("is already defined") == 1  # once, for the second met

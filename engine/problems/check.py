@@ -25,10 +25,11 @@ from perfdrill.engine.problems.bank import (
     template_folders,
     templates_under,
 )
+from perfdrill.engine.problems.families import FAMILY_FILE
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
 from perfdrill.engine.problems.quantities import unit_scale
-from perfdrill.engine.problems.templates import Template
+from perfdrill.engine.problems.templates import QUESTION_FILE, Template
 from perfdrill.engine.problems.variants import candidates
 
 MIN_VARIANTS = 1000
@@ -252,6 +253,8 @@ def _clash(
 ) -> TemplateError | None:
     """A template that could not join the bank beside the others checked and the built-in ones."""
     first = checked.get(template.id) or builtins.get(template.id)
+    if first is not None and first.folder.resolve() == template.folder.resolve():
+        first = None  # itself, met first as a sibling of a folder checked before it
     problem = clash(template, first, set(builtins))
     if problem is None and template.override and template.id not in builtins:
         return TemplateError(
@@ -259,6 +262,24 @@ def _clash(
             line=template.line("override"), field="override",
         )  # fmt: skip
     return problem
+
+
+def _siblings(path: Path) -> list[Template]:
+    """The templates of the root that holds `path` (a template or a family folder) outside `path`
+    itself: their ids count as taken, as they will in the bank. Those that do not load are theirs
+    to report, when they are checked."""
+    if (path / QUESTION_FILE).is_file():
+        root = path.parent.parent
+    elif (path / FAMILY_FILE).is_file() or any((child / QUESTION_FILE).is_file() for child in path.iterdir()):
+        root = path.parent
+    else:
+        return []
+    inside = path.resolve()
+    return [
+        loaded
+        for loaded in templates_under(root)
+        if isinstance(loaded, Template) and not loaded.folder.resolve().is_relative_to(inside)
+    ]
 
 
 def check_paths(
@@ -279,6 +300,8 @@ def check_paths(
         own = not root.resolve().is_relative_to(home)
         if own and builtins is None:
             builtins = {t.id: t for t in load_folders(template_folders(home), home)}
+        for template in _siblings(root) if own else []:
+            checked.setdefault(template.id, template)
         for loaded in templates_under(root):
             seen += 1
             if isinstance(loaded, PerfdrillError):
