@@ -238,3 +238,28 @@ def test_checking_one_folder_sees_a_duplicate_id_in_a_sibling(tmp_path: Path, ru
     )
     code, out, _ = run_cli("check", str(tmp_path / "kv_cache"), "--seeds", "2")
     assert code == 1 and out.count("is already defined") == 1  # once, for the second met
+
+
+def test_generate_names_a_left_out_question_once(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    # It used to warn, then say "unknown question 'kv_cache/mine'; did you mean kv_cache/max-batch…".
+    write_template(tmp_path, "kv_cache/mine", GOOD.replace("difficulty: easy", "difficulty: eazy"), "KV.\n")
+    code, out, err = run_cli("generate", "--questions", str(tmp_path), "--question", "kv_cache/mine")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"perfdrill: error: question 'kv_cache/mine' was left out: {tmp_path.name}/kv_cache/mine/"
+        "question.yaml:4: difficulty: unknown difficulty 'eazy'; allowed: easy, medium, hard\n"
+    )
+
+
+def test_generate_prints_nothing_on_stdout_when_it_fails_half_way(run_cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from perfdrill.cli import printing
+    from perfdrill.engine.errors import TemplateError
+
+    def header_then_fail(pset, version, out, **_):  # type: ignore[no-untyped-def]
+        out.write(b"# perfdrill problem set\n")
+        raise TemplateError("could not be met", file="x/question.yaml", line=3)
+
+    monkeypatch.setattr(printing, "write_markdown_version", header_then_fail)
+    code, out, err = run_cli("generate", "--question", "kv_cache/max-batch", "--count", "1")
+    assert (code, out) == (2, "")
+    assert err == "perfdrill: error: x/question.yaml:3: could not be met\n"
