@@ -263,3 +263,22 @@ def test_generate_prints_nothing_on_stdout_when_it_fails_half_way(run_cli, monke
     code, out, err = run_cli("generate", "--question", "kv_cache/max-batch", "--count", "1")
     assert (code, out) == (2, "")
     assert err == "perfdrill: error: x/question.yaml:3: could not be met\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "finding"),
+    [
+        ("title: Mine", "title: Time: 5 ms",
+         "question.yaml:2: column 12: the value of 'title' holds ': ', which YAML reads as a second key: "
+         "put the value in quotes"),
+        ("  batch: batch", "\tbatch: batch",
+         "question.yaml:13: column 1: a tab indents this line: YAML indents with spaces only"),
+    ],
+)  # fmt: skip
+def test_yaml_slips_are_told_in_the_authors_terms(  # type: ignore[no-untyped-def]
+    tmp_path: Path, run_cli, old: str, new: str, finding: str
+) -> None:
+    assert old in GOOD
+    write_template(tmp_path, "kv_cache/mine", GOOD.replace(old, new))
+    code, line = _first_finding(tmp_path, run_cli)
+    assert code == 1 and line == f"{tmp_path.name}/kv_cache/mine/{finding}", line

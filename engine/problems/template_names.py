@@ -39,7 +39,7 @@ def engine_names(workload: str) -> set[str]:
 
 
 def nearest(name: str, known: Collection[str]) -> str:
-    """ "; did you mean a, b?" with the known names nearest to `name`, or "" when none is near."""
+    """The known names nearest to `name` as "; did you mean a, b?", or "" when none is near."""
     near = difflib.get_close_matches(name, sorted(known), n=3)
     return f"; did you mean {', '.join(near)}?" if near else ""
 
