@@ -108,3 +108,10 @@ def test_calc_refuses_a_cache_reserved_shorter_than_its_context(run_cli) -> None
     import json
 
     assert code == 0 and json.loads(out)["results"]["reserved_waste_fraction"]["value"] == 0.5
+
+
+def test_an_answer_in_other_scripts_digits_is_refused() -> None:
+    # Python's float() reads "٣" (Arabic-Indic three) and "３" (full-width three) as 3.
+    for typed in ("\u0663 ms", "\uff13 ms"):
+        with pytest.raises(AnswerFormatError, match="write it with the digits 0-9"):
+            parse_numeric(_numeric("ms", 3.0), typed)
