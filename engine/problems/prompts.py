@@ -141,20 +141,19 @@ def environment() -> BoundedEnvironment:
 def _names_used(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
     """(filter, line) of every filter `text` applies and (name, line) of every name it reads from
     outside itself; empty where it does not parse (compiling it then says why)."""
-    env = environment()
     try:
-        tree = env.parse(text)
+        tree = environment().parse(text)
+        filters = tuple((node.name, node.lineno) for node in tree.find_all(jinja2.nodes.Filter))
     except (jinja2.TemplateError, RecursionError, MemoryError):
         return (), ()
-    filters = tuple((node.name, node.lineno) for node in tree.find_all(jinja2.nodes.Filter))
     try:
         outside = jinja2.meta.find_undeclared_variables(tree)
+        lines: dict[str, int] = {}
+        for node in tree.find_all(jinja2.nodes.Name):
+            if node.name in outside:
+                lines.setdefault(node.name, node.lineno)
     except (jinja2.TemplateError, RecursionError, MemoryError):  # an unknown filter or test stops it
-        outside = set()
-    lines: dict[str, int] = {}
-    for node in tree.find_all(jinja2.nodes.Name):
-        if node.name in outside:
-            lines.setdefault(node.name, node.lineno)
+        return filters, ()
     return filters, tuple(sorted(lines.items(), key=lambda pair: pair[1]))
 
 
