@@ -210,7 +210,7 @@ def _slip(text: str, line: int, column: int) -> str | None:
     row = lines[line]
     if "\t" in row[: column + 1] and not row[: row.index("\t")].strip():
         return "a tab indents this line: YAML indents with spaces only"
-    key, colon, value = row.partition(": ")
+    key, _, value = row.partition(": ")
     second = row[column : column + 1] == ":" and column > len(key)  # the parser stopped at it
     if second and not value.lstrip().startswith(("'", '"', "{", "[", "|", ">")):
         return (

@@ -264,7 +264,7 @@ def parse_unit(unit_text: str, *, what: str = "unit") -> pint.Unit:
     if cleaned == "1":  # how templates write "a plain number"
         return unit
     position, terms, operator, previous = 0, 0, "*", ""
-    named: list[tuple[str, pint.Unit]] = []  # each unit term with its sign, a leading scale word left out
+    named: list[tuple[str, Any]] = []  # each unit term with its sign, a leading scale word left out
     while position < len(cleaned):
         token = _UNIT_TOKEN.match(cleaned, position)
         if token is None:
@@ -294,7 +294,7 @@ def parse_unit(unit_text: str, *, what: str = "unit") -> pint.Unit:
     return unit
 
 
-def _refuse_idle_terms(named: list[tuple[str, pint.Unit]], unit_text: str, what: str) -> None:
+def _refuse_idle_terms(named: list[tuple[str, Any]], unit_text: str, what: str) -> None:
     """A unit term that changes nothing but the number is a slip, not a unit: "ms%" (a hundredth of a
     millisecond), "ms/seq" or "ms*token/token" would all read as milliseconds, scaled or not."""
     if len(named) < 2:
@@ -306,7 +306,7 @@ def _refuse_idle_terms(named: list[tuple[str, pint.Unit]], unit_text: str, what:
                 f"{what} has {name!r}, which is no unit of its own, beside others in {unit_text!r}"
             )
         for dimension, power in term.dimensionality.items():
-            sign = 1 if power > 0 else -1
+            sign = 1 if cast(float, power) > 0 else -1
             if signs.setdefault(dimension, sign) != sign:
                 raise UnitError(f"{what} has units that cancel in {unit_text!r}")
 
