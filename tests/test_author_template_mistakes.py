@@ -166,35 +166,36 @@ def test_values_no_real_system_has_are_reported_once_with_their_seeds(  # type: 
         ), lines[1]
 
 
-def test_a_negative_context_and_a_model_of_no_parameters_are_reported(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
-    question = GOOD.replace("  context: 4096", "  context: -4096").replace("  - fits == 1", "  - batch >= 1")
-    write_template(tmp_path, "kv_cache/mine", question)
-    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "2")
-    assert code == 1
-    assert (
-        f"{tmp_path.name}/kv_cache/mine/question.yaml:14: inputs.context: seeds 0, 1: context is negative: "
-        "no size, count or time is (seed 0: context = -4,096)"
-    ) in out
-    scenario = "scenario: {chip: chip, model: model}"
-    question = GOOD.replace(scenario, f"{scenario}\nderived:\n  params: {{value: 0}}")
-    write_template(tmp_path, "kv_cache/mine", question)
-    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "2")
-    assert code == 1
-    assert (
-        "question.yaml:13: derived.params: seeds 0, 1: params is zero: no real chip or model has none" in out
-    )
+SCENARIO = "scenario: {chip: chip, model: model}"
 
 
-def test_an_absurd_duration_answer_is_reported(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
-    # 1 EB over one 450 GB/s link is 2·(4−1)/4·1e18 ÷ 450e9 s = 3.33 million s: fine. 1e30 bytes
-    # take 3.3e18 s, about a hundred billion years.
-    question = COLLECTIVE.replace("size * 1000000000", "size * 1e30").replace("unit: ms", "unit: s")
-    write_template(tmp_path, "parallelism/mine", question)
+@pytest.mark.parametrize(
+    ("base", "changes", "finding"),
+    [
+        (GOOD, (("  context: 4096", "  context: -4096"), ("  - fits == 1", "  - batch >= 1")),
+         "question.yaml:14: inputs.context: seeds 0, 1, 2: context is negative: no size, count or time is "
+         "(seed 0: context = -4,096)"),
+        # A "0 params" model.
+        (GOOD, ((SCENARIO, f"{SCENARIO}\nderived:\n  params: {{value: 0}}"),),
+         "question.yaml:13: derived.params: seeds 0, 1, 2: params is zero: no real chip or model has none"),
+        # A GB takes milliseconds over 450 GB/s (2·(4−1)/4 · 1e9 ÷ 450e9 s = 3.3 ms), so 1e21 times
+        # as much takes some 1e11 years at the least.
+        (COLLECTIVE, (("size * 1000000000", "size * 1e30"), ("unit: ms", "unit: s")),
+         "question.yaml:15: parts.fast: seeds 0, 1, 2: the answer is over a century, and no run lasts that "
+         "long (seed 0: "),
+    ],
+)  # fmt: skip
+def test_impossible_variants_are_reported(  # type: ignore[no-untyped-def]
+    tmp_path: Path, run_cli, base: str, changes: tuple[tuple[str, str], ...], finding: str
+) -> None:
+    question = base
+    for old, new in changes:
+        assert old in question
+        question = question.replace(old, new)
+    template_id = "kv_cache/mine" if base is GOOD else "parallelism/mine"
+    write_template(tmp_path, template_id, question)
     code, out, _ = run_cli("check", str(tmp_path), "--seeds", "3")
-    assert code == 1
-    assert (
-        "parts.fast: seeds 0, 1, 2: the answer is over a century, and no run lasts that long (seed 0: " in out
-    )
+    assert code == 1 and f"{tmp_path.name}/{template_id}/{finding}" in out, out
 
 
 def test_a_listed_mistake_that_never_applies_is_reported(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
