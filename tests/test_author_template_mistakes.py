@@ -183,6 +183,10 @@ SCENARIO = "scenario: {chip: chip, model: model}"
         (COLLECTIVE, (("size * 1000000000", "size * 1e30"), ("unit: ms", "unit: s")),
          "question.yaml:15: parts.fast: seeds 0, 1, 2: the answer is over a century, and no run lasts that "
          "long (seed 0: "),
+        # "takes 253,999,…(290 digits) years" in a prompt: a derived duration.
+        (COLLECTIVE, (("scenario: {chip: chip}", "scenario: {chip: chip}\nderived:\n  wait: {value: \"1e300 s\"}"),),
+         "question.yaml:12: derived.wait: seeds 0, 1, 2: is over a century: no run lasts that long "
+         "(seed 0: 1e+300 s)"),
     ],
 )  # fmt: skip
 def test_impossible_variants_are_reported(  # type: ignore[no-untyped-def]

@@ -16,8 +16,10 @@ from itertools import combinations
 from pathlib import Path
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError
+from perfdrill.engine.model.evaluation import INPUTS
 from perfdrill.engine.model.input_bounds import LONGEST_RUN, implausible
 from perfdrill.engine.model.specs import SpecBook
+from perfdrill.engine.problems.answer_units import name_units
 from perfdrill.engine.problems.bank import (
     builtin_root,
     clash,
@@ -158,6 +160,13 @@ def _variant_problems(template: Template, problem: Problem) -> list[tuple[str | 
     for wrong in implausible(inputs):
         detail = ", ".join(f"{n} = {inputs[n]:,.4g}" for n in wrong.names)
         found.append((_input_field(template, wrong.names[0]), wrong.said(str), detail))
+    units = name_units(template)
+    for derived in template.derived:  # a duration the prompt shows: "takes 254,000,…(290 digits) years"
+        seconds = inputs[derived.name]
+        if units.get(derived.name) == "s" and derived.name not in INPUTS and abs(seconds) > LONGEST_RUN:
+            found.append(
+                (f"derived.{derived.name}", "is over a century: no run lasts that long", f"{seconds:,.4g} s")
+            )
     return found
 
 
