@@ -184,7 +184,7 @@ SCENARIO = "scenario: {chip: chip, model: model}"
          "question.yaml:15: parts.fast: seeds 0, 1, 2: the answer is over a century, and no run lasts that "
          "long (seed 0: "),
         # "takes 253,999,…(290 digits) years" in a prompt: a derived duration.
-        (COLLECTIVE, (("scenario: {chip: chip}", "scenario: {chip: chip}\nderived:\n  wait: {value: \"1e300 s\"}"),),
+        (COLLECTIVE, (("scenario: {chip: chip}", 'scenario: {chip: chip}\nderived: {wait: {value: "1e300 s"}}'),),
          "question.yaml:12: derived.wait: seeds 0, 1, 2: is over a century: no run lasts that long "
          "(seed 0: 1e+300 s)"),
     ],
