@@ -167,6 +167,7 @@ def test_values_no_real_system_has_are_reported_once_with_their_seeds(  # type: 
 
 
 SCENARIO = "scenario: {chip: chip, model: model}"
+WAIT = 'derived:\n  wait: {value: "1e300 s"}'
 
 
 @pytest.mark.parametrize(
@@ -184,7 +185,7 @@ SCENARIO = "scenario: {chip: chip, model: model}"
          "question.yaml:15: parts.fast: seeds 0, 1, 2: the answer is over a century, and no run lasts that "
          "long (seed 0: "),
         # "takes 253,999,…(290 digits) years" in a prompt: a derived duration.
-        (COLLECTIVE, (("scenario: {chip: chip}", 'scenario: {chip: chip}\nderived: {wait: {value: "1e300 s"}}'),),
+        (COLLECTIVE, (("scenario: {chip: chip}", f"scenario: {{chip: chip}}\n{WAIT}"),),
          "question.yaml:12: derived.wait: seeds 0, 1, 2: is over a century: no run lasts that long "
          "(seed 0: 1e+300 s)"),
     ],
