@@ -115,3 +115,18 @@ def test_an_answer_in_other_scripts_digits_is_refused() -> None:
     for typed in ("\u0663 ms", "\uff13 ms"):
         with pytest.raises(AnswerFormatError, match="write it with the digits 0-9"):
             parse_numeric(_numeric("ms", 3.0), typed)
+
+
+def test_the_reported_mfu_claim_grades_a_ratio_as_a_ratio(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # The case: training/mfu-claim seed 728804 asks for an MFU of 97.97 %.
+    import json
+
+    def status(answer: str) -> str:
+        args = ("grade", "--question", "training/mfu-claim", "--seed", "728804", "--json")
+        code, out, _ = run_cli(*args, "--answer", f"mfu={answer}")
+        assert code == 0
+        return str(json.loads(out)["parts"]["mfu"]["status"])
+
+    assert status("97.97") == "correct"
+    assert status("0.98x") == "correct"  # 0.98 of the peak is 98 %
+    assert status("98x") == "incorrect"  # 98 times the peak, not 98 %
