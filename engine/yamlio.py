@@ -188,7 +188,8 @@ def _located(exc: yaml.YAMLError, text: str, error_class: type[PerfdrillError], 
         where = f"column {mark.column + 1}: " if mark else ""
         kind = "YAML error" if isinstance(exc, yaml.constructor.ConstructorError) else "YAML syntax error"
         line = mark.line + 1 if mark else None
-        return error_class(f"{where}{kind}: {exc.problem or exc.context}", file=name, line=line)
+        said = _slip(text, mark.line, mark.column) if mark else None
+        return error_class(f"{where}{said or f'{kind}: {exc.problem or exc.context}'}", file=name, line=line)
     if isinstance(exc, yaml.reader.ReaderError):
         line = text.count("\n", 0, exc.position) + 1
         column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
@@ -198,6 +199,25 @@ def _located(exc: yaml.YAMLError, text: str, error_class: type[PerfdrillError], 
             line=line,
         )
     return error_class("YAML error: " + " ".join(str(exc).split()), file=name)
+
+
+def _slip(text: str, line: int, column: int) -> str | None:
+    """The two slips behind most refusals, told in the author's terms and read from the text
+    itself, whatever the parser's words: a tab that indents, and an unquoted ': ' inside a value."""
+    lines = text.splitlines()
+    if line >= len(lines):
+        return None
+    row = lines[line]
+    if "\t" in row[: column + 1] and not row[: row.index("\t")].strip():
+        return "a tab indents this line: YAML indents with spaces only"
+    key, _, value = row.partition(": ")
+    second = row[column : column + 1] == ":" and column > len(key)  # the parser stopped at it
+    if second and not value.lstrip().startswith(("'", '"', "{", "[", "|", ">")):
+        return (
+            f"the value of {key.strip(' -')!r} holds ': ', which YAML reads as a second key: "
+            "put the value in quotes"
+        )
+    return None
 
 
 def _short(tag: str) -> str:

@@ -45,7 +45,10 @@ REFUSED = [
     ([*COLLECTIVE, "--bytes", "1e300 EB"], "--bytes '1e300 EB' is too large"),
     # a result that overflows is an error, not Infinity in the JSON
     ([*DECODE, "--mfu", "1e-320"], "compute_time is too large or too small to represent"),
-    ([*ELEMENTWISE, "--ops-per-element", "1e300", "--elements", "1e15"], "flops is too large or too small"),
+    (
+        ["calc", "elementwise", *H100, "--ops-per-element", "1e300", "--elements", "1e15"],
+        "flops is too large or too small",
+    ),
     # negative or zero where a positive value is required, named as such
     ([*ELEMENTWISE, "--ops-per-element", "-5"], "--ops-per-element '-5' is negative"),
     ([*DECODE, "--flops", "-5e12"], "--flops '-5e12' is negative"),
@@ -53,7 +56,10 @@ REFUSED = [
     ([*DECODE, "--chips", "0"], "--chips 0 is zero: it must be a positive whole number"),
     ([*DECODE, "--mfu", "0"], "--mfu must be above 0 and at most 1, not '0'"),
     ([*DECODE, "--mbu", "1.5"], "--mbu must be above 0 and at most 1, not '1.5'"),
-    ([*DECODE, "--batch", "2.5"], "--batch '2.5' is not a whole number"),
+    (
+        ["calc", "decode", *H100, *LLAMA, "--context", "128", "--batch", "2.5"],
+        "--batch '2.5' is not a whole number",
+    ),
     ([*SWEEP, "--batches", ""], "--batches is empty: give batch sizes"),
     ([*SWEEP, "--batches", ",,"], "--batches is empty: give batch sizes"),
     # overrides either apply or are refused with a reason

@@ -106,7 +106,9 @@ def test_generated_answers_grade_correct_through_the_cli(run_cli) -> None:
         answers = []
         for part in problem["parts"]:
             if part["kind"] == "numeric":
-                answers.append(f"{part['name']}={part['answer']['value']!r} {part['answer']['unit']}")
+                value, unit = part["answer"]["value"], part["answer"]["unit"]
+                written = f"{value!r}" if unit == "1" else f"{value!r} {unit}"  # "5.0 1" is two numbers
+                answers.append(f"{part['name']}={written}")
             elif part["kind"] == "choice":
                 answers.append(f"{part['name']}={part['answer']}")
             else:

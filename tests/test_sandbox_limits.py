@@ -97,7 +97,7 @@ PROMPTS = {
     "fifty-thousand-terms": ("{{ " + long_sum(50_000) + " }}", "resource limit: the template is nested too"),
     "class-walk": ("{{ ''.__class__.__mro__[1].__subclasses__() }}", "security error"),
     "translate": ("{{ 'a'.translate({97: 'b' * 99999}) }}", "security error: str.translate"),
-    "random": ("{{ [1, 2] | random }}", "No filter named 'random'"),
+    "random": ("{{ [1, 2] | random }}", "no filter named 'random'"),
     "append": ("{% set l = [] %}{{ l.append(1) }}", "security error"),
     "internal-class-name": ("{{ given.nothing }}", "given has no quantity 'nothing'"),
 }

@@ -215,7 +215,11 @@ def test_check_reports_a_broken_template_and_exits_1(tmp_path: Path, run_cli) ->
     code, out, _ = run_cli("check", str(tmp_path), "--seeds", "3")
     assert code == 1
     assert "matmul/tiny/question.yaml:6: parameters: only 2 distinct variants" in out
-    assert "tiny/question.yaml:12: parts.runtime: seed 0: mistake 'summed-not-max' gives the right" in out
+    # One line for the part, with every seed it fails at (it used to be one line per seed).
+    assert (
+        "tiny/question.yaml:12: parts.runtime: seeds 0, 1, 2: mistake 'summed-not-max' gives the right" in out
+    )
+    assert out.count("summed-not-max") == 1
     assert "1 templates checked over 3 seeds: 0 passed, 1 failed" in out
 
 

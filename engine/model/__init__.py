@@ -24,6 +24,7 @@ from perfdrill.engine.model.formula_inputs import (
     model_inputs,
     training_bytes_per_param,
 )
+from perfdrill.engine.model.input_bounds import Implausible, implausible
 from perfdrill.engine.model.specs import (
     COMPUTE_DTYPES,
     DTYPE_BYTES,
@@ -44,6 +45,7 @@ __all__ = [
     "Chip",
     "Derivation",
     "Hardware",
+    "Implausible",
     "Model",
     "QuantityInfo",
     "Sourced",
@@ -58,6 +60,7 @@ __all__ = [
     "evaluate_available",
     "format_quantity",
     "hardware",
+    "implausible",
     "info",
     "label",
     "label_of",

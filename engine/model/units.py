@@ -146,7 +146,7 @@ _ALIASES = [
 ]
 # One unit term: a name, optionally squared or cubed; or an operator joining two terms. Nothing
 # else (digits, brackets, other powers) is ever read, so no unit text makes pint do arithmetic.
-_UNIT_TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-zµμ%]+)(?P<power>(?:\^|\*\*)[23]|[²³])?|(?P<op>[/*·]))\s*")
+_UNIT_TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-zµμ]+|%)(?P<power>(?:\^|\*\*)[23]|[²³])?|(?P<op>[/*·]))\s*")
 _POWERS = {"": 1, "^2": 2, "**2": 2, "²": 2, "^3": 3, "**3": 3, "³": 3}
 _SCALE_WORDS = ("thousand", "million", "billion", "trillion")
 _MAX_TERMS = 4
@@ -167,12 +167,15 @@ def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
     value, unit_text = split_number(text, what=what)
     if not unit_text:
         return value
+    if unit_text[0].isdigit():  # "1 1" is two numbers, not 1 of the unit "1"
+        raise UnitError(f"{what} {text.strip()!r} holds two numbers; give one")
     target = parse_unit(BASE_UNITS.get(unit, unit), what="unit")
     count_unit = _count_unit_of_dimension().get(target.dimensionality)
     if (count_unit is not None or target.dimensionless) and unit_text in _COUNT_SUFFIXES:
         unit_text = _COUNT_SUFFIXES[unit_text]  # "46.7B" parameters or "2.8M" elements: not bytes or mega-
     if target.dimensionless and unit_text in _RATIO_MARKS:
-        return value
+        # A ratio: 0.98x of a percentage is 98 %, never 0.98 % (nor 98x read as 98 %).
+        return float(value * registry().Quantity(1.0, "dimensionless").to(target).magnitude)
     parsed = parse_unit(unit_text, what=what)
     if count_unit is not None and parsed.dimensionless:
         parsed = parsed * count_unit  # "46.7 billion" of a count is 46.7e9 of it
@@ -233,6 +236,8 @@ def split_number(text: str, *, what: str = "value") -> tuple[float, str]:
     match = _NUMBER.match(stripped)
     if not match:
         raise UnitError(f"{what} {stripped!r} does not start with a number")
+    if any(c.isdigit() and not c.isascii() for c in match[0]):  # re's \d and float() read "٣" and "３"
+        raise UnitError(f"{what} {stripped!r} is not a number: write it with the digits 0-9")
     if match["grouped"]:
         number = float(match["sign"] + match["grouped"].replace(match["sep"], ""))
     else:
@@ -259,6 +264,7 @@ def parse_unit(unit_text: str, *, what: str = "unit") -> pint.Unit:
     if cleaned == "1":  # how templates write "a plain number"
         return unit
     position, terms, operator, previous = 0, 0, "*", ""
+    named: list[tuple[str, Any]] = []  # each unit term with its sign, a leading scale word left out
     while position < len(cleaned):
         token = _UNIT_TOKEN.match(cleaned, position)
         if token is None:
@@ -279,10 +285,30 @@ def parse_unit(unit_text: str, *, what: str = "unit") -> pint.Unit:
             raise UnitError(f"{what} has an unknown unit {unit_text!r}")
         term = name ** _POWERS[token["power"] or ""]
         unit = unit / term if operator == "/" else unit * term
+        if not (terms == 1 and token["name"] in _SCALE_WORDS):
+            named.append((token["name"], term**-1 if operator == "/" else term))
         operator, previous = "", token["name"]
     if operator and terms:
         raise UnitError(f"{what} has an unreadable unit {unit_text!r}")
+    _refuse_idle_terms(named, unit_text, what)
     return unit
+
+
+def _refuse_idle_terms(named: list[tuple[str, Any]], unit_text: str, what: str) -> None:
+    """A unit term that changes nothing but the number is a slip, not a unit: "ms%" (a hundredth of a
+    millisecond), "ms/seq" or "ms*token/token" would all read as milliseconds, scaled or not."""
+    if len(named) < 2:
+        return
+    signs: dict[str, int] = {}
+    for name, term in named:
+        if term.dimensionless:
+            raise UnitError(
+                f"{what} has {name!r}, which is no unit of its own, beside others in {unit_text!r}"
+            )
+        for dimension, power in term.dimensionality.items():
+            sign = 1 if cast(float, power) > 0 else -1
+            if signs.setdefault(dimension, sign) != sign:
+                raise UnitError(f"{what} has units that cancel in {unit_text!r}")
 
 
 @lru_cache(maxsize=512)

@@ -14,30 +14,10 @@ from typing import Any
 from perfdrill.engine.cache import remembered
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UnitError
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.units import BASE_UNITS, base_unit_key, parse_unit, registry
+from perfdrill.engine.model.units import BASE_UNITS, DIMENSION_EXAMPLES, base_unit_key, parse_unit, registry
 from perfdrill.engine.problems.expressions import Expression, describe, shorten
+from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.templates import Derived, Part, Template
-
-
-@cache
-def unit_scale(unit: str) -> tuple[str, float]:
-    """The engine's unit of `unit`'s dimension (a BASE_UNITS key) and the factor into it:
-    "ms" -> ("s", 0.001), "KiB/token" -> ("byte/token", 1024.0). A UnitError names a bad unit."""
-    if unit in BASE_UNITS:
-        return unit, 1.0
-    key, _, factor = str(remembered("unit_scale", unit, lambda: _scale_text(unit))).partition(" ")
-    return key, float(factor)
-
-
-def _scale_text(unit: str) -> str:
-    try:
-        parsed = parse_unit(unit, what="unit")
-    except UnitError:
-        raise UnitError(f"{unit!r} is not a unit perfdrill knows (e.g. token, KiB, ms, GB/s)") from None
-    key = base_unit_key(parsed)
-    if key is None:
-        raise UnitError(f"{unit!r} is not a unit the engine computes in ({', '.join(BASE_UNITS)})")
-    return f"{key} {registry().Quantity(1.0, parsed).to(BASE_UNITS[key]).magnitude!r}"
 
 
 def _sample(name: str) -> float:
@@ -128,6 +108,8 @@ def _unit_of(template: Template, name: str, units: dict[str, str]) -> Any:
 
 
 def _walked(template: Template, expression: Expression, units: dict[str, str]) -> Any:
+    if expression.unit is not None:  # "10 us", held as 1e-05 s
+        return registry().Quantity(float(expression.evaluate(lambda *_: 0.0)), BASE_UNITS[expression.unit])
     try:
         value = expression.evaluate(lambda name, _scope: _unit_of(template, name, units))
     except PerfdrillError:
@@ -176,3 +158,63 @@ def _checked_factor(template: Template, part: Part, units: dict[str, str]) -> fl
             **where, field=f"parts.{part.name}.unit",  # type: ignore[arg-type]
         )  # fmt: skip
     return float(registry().Quantity(1.0, answer_unit.units).to(declared).magnitude)
+
+
+# Counted things a plain count may take: `m: tokens` (rows of a matmul), `batch: tokens`.
+_COUNTS = ("token", "parameter")
+
+
+def _feeds(template: Template) -> list[tuple[tuple[str | int, ...], str, Expression]]:
+    """(field path, engine name, expression) of every value the template gives an engine input."""
+    feeds: list[tuple[tuple[str | int, ...], str, Expression]] = [
+        (("inputs", name), name, expression) for name, expression in template.inputs.items()
+    ]
+    for scenario, overrides in template.scenarios.items():
+        feeds += [(("scenarios", scenario, name), name, value) for name, value in overrides.items()]
+    return feeds + [(("derived", d.name, "value"), d.name, d.value) for d in template.derived]
+
+
+def _engine_unit(template: Template, name: str) -> str | None:
+    if name in INPUTS or name in computed(template.workload):
+        return info(template.workload, name).unit
+    return None
+
+
+@cache
+def check_input_units(template: Template) -> None:
+    """Every value an engine input takes has that input's dimension, or none (a plain number is read
+    in the engine's unit): a parameter drawn in ms that feeds `collective_bytes` is a located error,
+    not "a gradient buffer of 580 µs". Checked results are kept in the cache, as answer_factor's."""
+    units = name_units(template)
+    feeds = [
+        (path, name, expression)
+        for path, name, expression in _feeds(template)
+        if _engine_unit(template, name)
+    ]
+    read = sorted(f"{n}:{u}" for n, u in units.items())
+    key = "|".join([template.workload, *read, *(f"{'.'.join(map(str, p))}={e.text}" for p, _, e in feeds)])
+    remembered("input_units", key, lambda: _checked_feeds(template, feeds, units))
+
+
+def _checked_feeds(
+    template: Template, feeds: list[tuple[tuple[str | int, ...], str, Expression]], units: dict[str, str]
+) -> str:
+    for path, name, expression in feeds:
+        wanted = _engine_unit(template, name)
+        computes = units[name] if path[0] == "derived" else None
+        try:
+            computes = computes or expression_unit(template, expression, units)
+        except UnitError:  # `max(16, context_window)`: a plain number beside tokens, read in tokens
+            continue
+        if computes not in ("1", wanted) and not (wanted == "1" and computes in _COUNTS):
+            raise TemplateError(
+                f"{shorten(expression.text)} is {_kind(computes)}, but {name} is {_kind(str(wanted))}",
+                file=template.file, line=template.line(*path), field=".".join(map(str, path)),
+            )  # fmt: skip
+    return "ok"
+
+
+def _kind(unit: str) -> str:
+    """ "s" -> "a time (s)": how a dimension is named in a message."""
+    example = DIMENSION_EXAMPLES.get(unit, "")
+    return f"{example.split(',')[0]} ({unit})" if example else f"in {unit}"

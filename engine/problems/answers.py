@@ -89,6 +89,12 @@ def _label_value(label: str) -> tuple[float, str] | None:
     return (value, _normal(unit)) if _UNIT_WORDS.fullmatch(unit) else None
 
 
+def _label_name(label: str) -> str:
+    """What a label names before its "=" ("batch" of "batch = 4"), or "" when it has no "="."""
+    name, equals, _ = label.partition("=")
+    return _normal(name) if equals else ""
+
+
 def _normal(text: str) -> str:
     return "".join(text.lower().split())
 
@@ -101,9 +107,12 @@ def _one_choice(part: ProblemPart, token: str) -> str:
         if index < len(part.choices):
             return part.choices[index]
     elif _valued(part) and (typed := _label_value(token)) is not None:
+        named = _label_name(token)
         for choice in part.choices:
             value = _label_value(choice)
-            if value is not None and typed in (value, (value[0], "")):  # "4,096" or "4,096 tokens"
+            if value is None or named not in ("", _label_name(choice)):  # "m = 4" is not "batch = 4"
+                continue
+            if typed in (value, (value[0], "")):  # "4,096" or "4,096 tokens"
                 return choice
     elif re.fullmatch(r"[0-9]{1,3}", lowered) and 1 <= int(lowered) <= len(part.choices):
         return part.choices[int(lowered) - 1]

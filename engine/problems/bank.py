@@ -36,6 +36,9 @@ class Bank:
 
     def get(self, template_id: str) -> Template:
         if template_id not in self.templates:
+            for problem in self.skipped:  # a template of yours that did not load: say why, once
+                if problem.file and "/".join(Path(problem.file).parent.parts[-2:]) == template_id:
+                    raise UsageError(f"question {template_id!r} was left out: {problem.one_line()}")
             near = difflib.get_close_matches(template_id, list(self.templates), n=3)
             hint = f"; did you mean {', '.join(near[:3])}?" if near else "; see `perfdrill list`"
             raise UsageError(f"unknown question {template_id!r}{hint}")

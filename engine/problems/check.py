@@ -16,7 +16,10 @@ from itertools import combinations
 from pathlib import Path
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError
+from perfdrill.engine.model.evaluation import INPUTS
+from perfdrill.engine.model.input_bounds import LONGEST_RUN, implausible
 from perfdrill.engine.model.specs import SpecBook
+from perfdrill.engine.problems.answer_units import name_units
 from perfdrill.engine.problems.bank import (
     builtin_root,
     clash,
@@ -24,15 +27,18 @@ from perfdrill.engine.problems.bank import (
     template_folders,
     templates_under,
 )
+from perfdrill.engine.problems.families import FAMILY_FILE
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
-from perfdrill.engine.problems.templates import Template
+from perfdrill.engine.problems.quantities import unit_scale
+from perfdrill.engine.problems.templates import QUESTION_FILE, Template
 from perfdrill.engine.problems.variants import candidates
 
 MIN_VARIANTS = 1000
 GARBAGE = "banana"
 MAX_ONE_ANSWER_SHARE = 0.9  # a choice part above this share of one answer needs `mostly_one_answer`
 MIN_SHARE_SAMPLE = 50  # fewer seeds than this say too little about a part's answer shares
+SEEDS_LISTED = 5  # seeds named in one finding; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -79,10 +85,13 @@ def _sig_fig_values(low: float, high: float, sig_figs: int) -> int:
 def self_test(
     template: Template, specs: SpecBook, seeds: int = 50, answers: dict[str, Counter[str]] | None = None
 ) -> list[Finding]:
-    """Findings for `template` over `seeds` variants; `answers` (if given) collects how often each
-    choice part gives each answer."""
-    findings: list[Finding] = []
+    """Findings for `template` over `seeds` variants, each problem once with the seeds it shows in;
+    `answers` (if given) collects how often each choice part gives each answer."""
     answers = {} if answers is None else answers
+    failing: dict[tuple[str | None, str], list[int]] = {}  # (field, problem) -> seeds
+    details: dict[tuple[str | None, str], str] = {}  # (field, problem) -> its value at the first seed
+    applied: dict[tuple[str, str], int] = {}  # (part, listed mistake) -> seeds where it applies
+    findings: list[Finding] = []
     try:
         count = variant_count(template, specs)
         if count < MIN_VARIANTS:
@@ -92,20 +101,82 @@ def self_test(
             )  # fmt: skip
         for seed in range(seeds):
             problem = generate(template, seed, specs)
-            for asked in problem.parts:
+            for field, message, detail in _variant_problems(template, problem):
+                failing.setdefault((field, message), []).append(seed)
+                details.setdefault((field, message), f" (seed {seed}: {detail})" if detail else "")
+            for asked, part in zip(problem.parts, template.parts, strict=True):
                 if asked.kind != "numeric":
                     answers.setdefault(asked.name, Counter())[", ".join(asked.correct) or "none"] += 1
-            for name, message in _part_problems(problem):
-                findings.append(
-                    Finding(
-                        template.file, _part_line(template, name), f"parts.{name}", f"seed {seed}: {message}"
-                    )
-                )
-            if len(findings) >= 5:  # one broken part fails every seed; five findings say enough
+                for mistake, _ in asked.mistakes:
+                    applied[part.name, mistake] = applied.get((part.name, mistake), 0) + 1
+            if len(failing) >= 5:  # five different problems say enough
                 break
+        else:
+            findings += _idle_mistakes(template, seeds, applied)
     except PerfdrillError as exc:
         findings.append(_finding(exc, template.file))
-    return findings + _one_answer_findings(template, answers)
+    located = [
+        _located(template, field, message + details[field, message], seen)
+        for (field, message), seen in failing.items()
+    ]
+    return located + findings + _one_answer_findings(template, answers)
+
+
+def _located(template: Template, field: str | None, message: str, seeds: list[int]) -> Finding:
+    """One problem with the seeds that show it: `seeds 0, 1, 2 and 47 more: …`."""
+    shown = ", ".join(map(str, seeds[:SEEDS_LISTED]))
+    more = f" and {len(seeds) - SEEDS_LISTED} more" if len(seeds) > SEEDS_LISTED else ""
+    where = f"seed{'s' if len(seeds) > 1 else ''} {shown}{more}"
+    line = None
+    if field is not None:
+        kind, _, name = field.partition(".")
+        path = (kind, name) if name else (kind,)
+        line = _part_line(template, name) if kind == "parts" else template.line(*path)
+    return Finding(template.file, line, field, f"{where}: {message}")
+
+
+def _idle_mistakes(template: Template, seeds: int, applied: dict[tuple[str, str], int]) -> list[Finding]:
+    """A listed mistake that applies in none of the seeds is never diagnosed: drop it or say why."""
+    if seeds < MIN_SHARE_SAMPLE:
+        return []
+    return [
+        Finding(template.file, template.line("parts", index, "mistakes") or part.line,
+                f"parts.{part.name}.mistakes",
+                f"{mistake!r} applies in none of {seeds} variants (the slip cannot happen or changes "
+                "nothing here), so it is never named: leave it out")
+        for index, part in enumerate(template.parts)
+        for mistake in part.mistakes
+        if not applied.get((part.name, mistake))
+    ]  # fmt: skip
+
+
+def _variant_problems(template: Template, problem: Problem) -> list[tuple[str | None, str, str]]:
+    """(field, problem, its value here) for what is wrong with one variant: its parts, and inputs no
+    real system has. The problem's words are the same at every seed, so seeds group under it."""
+    found: list[tuple[str | None, str, str]] = [
+        (f"parts.{name}", message, detail) for name, message, detail in _part_problems(problem)
+    ]
+    inputs = problem.variant.inputs
+    for wrong in implausible(inputs):
+        detail = ", ".join(f"{n} = {inputs[n]:,.4g}" for n in wrong.names)
+        found.append((_input_field(template, wrong.names[0]), wrong.said(str), detail))
+    units = name_units(template)
+    for derived in template.derived:  # a duration the prompt shows: "takes 254,000,…(290 digits) years"
+        seconds = inputs[derived.name]
+        if units.get(derived.name) == "s" and derived.name not in INPUTS and abs(seconds) > LONGEST_RUN:
+            found.append(
+                (f"derived.{derived.name}", "is over a century: no run lasts that long", f"{seconds:,.4g} s")
+            )
+    return found
+
+
+def _input_field(template: Template, name: str) -> str | None:
+    """The field that sets engine input `name`, where the template sets it."""
+    if name in template.inputs:
+        return f"inputs.{name}"
+    if any(d.name == name for d in template.derived):
+        return f"derived.{name}"
+    return "scenario" if template.scenario else None
 
 
 def _one_answer_findings(template: Template, answers: dict[str, Counter[str]]) -> list[Finding]:
@@ -136,44 +207,53 @@ def _part_line(template: Template, name: str) -> int | None:
     return next((p.line for p in template.parts if p.name == name), None)
 
 
-def _part_problems(problem: Problem) -> list[tuple[str, str]]:
+def _part_problems(problem: Problem) -> list[tuple[str, str, str]]:
+    """(part, problem, its value in this variant) for every part."""
     problems = []
     for part in problem.parts:
-        for message in _numeric_problems(part) if part.kind == "numeric" else _choice_problems(part):
-            problems.append((part.name, message))
+        for message, detail in _numeric_problems(part) if part.kind == "numeric" else _choice_problems(part):
+            problems.append((part.name, message, detail))
         if grade_part(part, GARBAGE).status != "invalid":
-            problems.append((part.name, f"garbage {GARBAGE!r} was not reported as invalid"))
+            problems.append((part.name, f"garbage {GARBAGE!r} was not reported as invalid", ""))
     return problems
 
 
-def _numeric_problems(part: ProblemPart) -> list[str]:
+def _numeric_problems(part: ProblemPart) -> list[tuple[str, str]]:
     assert part.value is not None
     problems = []
     if not math.isfinite(part.value) or part.value == 0:
-        return [f"answer is {part.value}; a numeric answer must be finite and non-zero"]
+        return [("a numeric answer must be finite and non-zero", f"answer {part.value}")]
+    dimension, factor = unit_scale(part.unit)
+    if part.value < 0 and dimension != "1":
+        return [("the answer is negative, and no time, size or count is", part.shown_answer)]
+    if dimension == "s" and part.value * factor > LONGEST_RUN:
+        return [("the answer is over a century, and no run lasts that long", part.shown_answer)]
     if grade_part(part, part.shown_answer).status != "correct":
-        problems.append(f"the expected answer {part.shown_answer!r} does not grade correct")
-    for factor in (1.5, 0.5):
-        if grade_part(part, f"{part.value * factor!r} {part.unit}").status != "incorrect":
-            problems.append(f"the answer ×{factor} does not grade incorrect")
+        problems.append(("the expected answer does not grade correct", repr(part.shown_answer)))
+    for times in (1.5, 0.5):
+        unit = "" if part.unit == "1" else f" {part.unit}"  # "3.0", not "3.0 1": two numbers
+        if grade_part(part, f"{part.value * times!r}{unit}").status != "incorrect":
+            problems.append((f"the answer ×{times} does not grade incorrect", ""))
     for mistake, value in part.mistakes:
         if within(value, part.value, part.tolerance):
-            problems.append(f"mistake {mistake!r} gives the right answer here, so it cannot be diagnosed")
+            problems.append(
+                (f"mistake {mistake!r} gives the right answer here, so it cannot be diagnosed", "")
+            )
     for (first, a), (second, b) in combinations(part.mistakes, 2):
         if within(a, b, part.tolerance) or within(b, a, part.tolerance):
-            problems.append(f"mistakes {first!r} and {second!r} give the same value")
+            problems.append((f"mistakes {first!r} and {second!r} give the same value", ""))
     return problems
 
 
-def _choice_problems(part: ProblemPart) -> list[str]:
+def _choice_problems(part: ProblemPart) -> list[tuple[str, str]]:
     problems = []
     right = ", ".join(chr(ord("a") + part.choices.index(c)) for c in part.correct) or "none"
     if grade_part(part, right).status != "correct":
-        problems.append(f"the expected choice {right!r} does not grade correct")
+        problems.append(("the expected choice does not grade correct", repr(right)))
     if part.kind == "choice":
         for index, choice in enumerate(part.choices):
             if choice not in part.correct and grade_part(part, chr(ord("a") + index)).status != "incorrect":
-                problems.append(f"the wrong choice {choice!r} does not grade incorrect")
+                problems.append((f"the wrong choice {choice!r} does not grade incorrect", ""))
     return problems
 
 
@@ -182,6 +262,8 @@ def _clash(
 ) -> TemplateError | None:
     """A template that could not join the bank beside the others checked and the built-in ones."""
     first = checked.get(template.id) or builtins.get(template.id)
+    if first is not None and first.folder.resolve() == template.folder.resolve():
+        first = None  # itself, met first as a sibling of a folder checked before it
     problem = clash(template, first, set(builtins))
     if problem is None and template.override and template.id not in builtins:
         return TemplateError(
@@ -189,6 +271,24 @@ def _clash(
             line=template.line("override"), field="override",
         )  # fmt: skip
     return problem
+
+
+def _siblings(path: Path) -> list[Template]:
+    """The templates of the root that holds `path` (a template or a family folder) outside `path`
+    itself: their ids count as taken, as they will in the bank. Those that do not load are theirs
+    to report, when they are checked."""
+    if (path / QUESTION_FILE).is_file():
+        root = path.parent.parent
+    elif (path / FAMILY_FILE).is_file() or any((child / QUESTION_FILE).is_file() for child in path.iterdir()):
+        root = path.parent
+    else:
+        return []
+    inside = path.resolve()
+    return [
+        loaded
+        for loaded in templates_under(root)
+        if isinstance(loaded, Template) and not loaded.folder.resolve().is_relative_to(inside)
+    ]
 
 
 def check_paths(
@@ -209,6 +309,8 @@ def check_paths(
         own = not root.resolve().is_relative_to(home)
         if own and builtins is None:
             builtins = {t.id: t for t in load_folders(template_folders(home), home)}
+        for template in _siblings(root) if own else []:
+            checked.setdefault(template.id, template)
         for loaded in templates_under(root):
             seen += 1
             if isinstance(loaded, PerfdrillError):

@@ -57,6 +57,7 @@ class Expression:
     text: str
     tree: ast.expr
     names: frozenset[tuple[str | None, str]]  # (scenario or None, name) pairs it reads
+    unit: str | None = None  # a quantity written with its unit ("10 us"): its engine unit, e.g. "s"
 
     def evaluate(self, lookup: Lookup) -> Any:
         return _walk(self.tree, lookup)

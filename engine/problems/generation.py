@@ -16,7 +16,7 @@ from perfdrill.engine.model.evaluation import INPUTS, computed, info
 from perfdrill.engine.model.explain import is_whole, label_of
 from perfdrill.engine.model.numbers import as_shown, format_in_unit, format_quantity, tie_units, unit_shown
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
-from perfdrill.engine.problems.answer_units import answer_factor, derived_scales
+from perfdrill.engine.problems.answer_units import answer_factor, check_input_units, derived_scales
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
 from perfdrill.engine.problems.explanation import Explanation, explain
 from perfdrill.engine.problems.expressions import describe
@@ -136,13 +136,14 @@ def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
     failures: Counter[int] = Counter()
     parameter_scales(template)  # a unit the engine cannot read fails here, at its own line
     scales = derived_scales(template)
+    check_input_units(template)  # a parameter in ms feeding a size fails here, at its own line
     for _ in range(MAX_DRAWS):
         params = {parameter.name: draw(parameter, rng, specs, template) for parameter in template.parameters}
         inputs = scenario_inputs(template, params, specs)
         variant = Variant(template, params, inputs)
         for derived in template.derived:
             try:
-                unit = derived.unit or INPUTS.get(derived.name, ("1",))[0]  # as the prompt shows it
+                unit = derived.unit or derived.value.unit or INPUTS.get(derived.name, ("1",))[0]  # as shown
                 shown = as_shown(float(variant.evaluate(derived.value)), unit, derived.sig_figs)
                 inputs[derived.name] = shown * scales.get(derived.name, 1.0)
             except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
@@ -172,7 +173,8 @@ def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
 
 def display_units(template: Template) -> dict[str, str]:
     """The unit each parameter and derived value is shown in, where the template gives one."""
-    units = {d.name: d.unit for d in template.derived if d.unit}
+    written = ((d.name, d.unit or d.value.unit) for d in template.derived)  # "2 ms" is in s
+    units = {name: unit for name, unit in written if unit}
     return units | {p.name: p.unit for p in template.parameters if p.unit}
 
 

@@ -3,9 +3,9 @@ quantity replaced by what a person who made the slip would have used, everything
 recomputed by the same formulas. A wrong answer that lands on exactly one of these values gets
 that mistake's name and explanation.
 
-A mistake applies to a variant only where the slip is possible and matters: every name its
-replacements read must exist (a chip with no sparse figure cannot be misread as sparse), and the
-slipped answer must differ from the right one (see variants.mistake_value).
+A mistake applies to a variant only where the slip is possible and matters: a replacement applies
+only where every name it reads exists (a chip with no sparse figure cannot be misread as sparse),
+and the slipped answer must differ from the right one (see variants.mistake_value).
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import jinja2
+import jinja2.meta
+import jinja2.nodes
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
@@ -20,7 +22,7 @@ from perfdrill.engine.model.explain import label
 from perfdrill.engine.model.numbers import NBSP, format_in_unit, format_quantity, quoted
 from perfdrill.engine.model.specs import Chip, Model, Sourced
 from perfdrill.engine.model.units import BASE_UNITS
-from perfdrill.engine.problems.answer_units import unit_scale
+from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.sandbox import (
     BoundedEnvironment,
     TextError,
@@ -29,6 +31,7 @@ from perfdrill.engine.problems.sandbox import (
     render_bounded,
     undefined_message,
 )
+from perfdrill.engine.problems.template_names import nearest
 
 if TYPE_CHECKING:
     from perfdrill.engine.problems.variants import Variant
@@ -129,8 +132,44 @@ def environment() -> BoundedEnvironment:
     env.add_filter("num", _num)
     env.add_filter("plural", _plural)
     env.add_filter("a_an", _a_an)
-    env.globals["qty"] = env.filters["qty"]  # also a function: qty(value, unit)
+    for name in ("qty", "num", "plural", "a_an"):  # each also a function: qty(value, unit), num(x)
+        env.globals[name] = env.filters[name]
     return env
+
+
+@cache
+def _names_used(text: str) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+    """(filter, line) of every filter `text` applies and (name, line) of every name it reads from
+    outside itself; empty where it does not parse (compiling it then says why)."""
+    try:
+        tree = environment().parse(text)
+        filters = tuple((node.name, node.lineno) for node in tree.find_all(jinja2.nodes.Filter))
+    except (jinja2.TemplateError, RecursionError, MemoryError):
+        return (), ()
+    try:
+        outside = jinja2.meta.find_undeclared_variables(tree)
+        lines: dict[str, int] = {}
+        for node in tree.find_all(jinja2.nodes.Name):
+            if node.name in outside:
+                lines.setdefault(node.name, node.lineno)
+    except (jinja2.TemplateError, RecursionError, MemoryError):  # an unknown filter or test stops it
+        return filters, ()
+    return filters, tuple(sorted(lines.items(), key=lambda pair: pair[1]))
+
+
+def _unknown_name(text: str, context: Mapping[str, Any]) -> TextError | None:
+    """A filter or a name that does not exist, with the nearest ones: found before rendering, so a
+    misspelling is reported even in a branch this variant does not take."""
+    env = environment()
+    filters, names = _names_used(text)
+    for name, line in filters:
+        if name not in env.filters:
+            return TextError(f"no filter named {name!r}{nearest(name, env.filters)}", line)
+    known = {*context, *env.globals}
+    for name, line in names:
+        if name not in known:
+            return TextError(f"undefined in template: {name!r} is undefined{nearest(name, known)}", line)
+    return None
 
 
 @cache
@@ -155,6 +194,9 @@ def render(
     if not any(mark in text for mark in ("{{", "{%", "{#")):
         return clean_text(text).strip()  # plain text: what Jinja would give, without compiling it
     try:
+        unknown = _unknown_name(text, context)
+        if unknown is not None:
+            raise unknown
         return render_bounded(_compiled(text), context)
     except TextError as exc:
         message, where = exc.message, exc.line

@@ -38,7 +38,8 @@ def engine_names(workload: str) -> set[str]:
     return {*INPUTS, *FACTS, *computed(workload)}
 
 
-def _nearest(name: str, known: Collection[str]) -> str:
+def nearest(name: str, known: Collection[str]) -> str:
+    """The known names nearest to `name` as "; did you mean a, b?", or "" when none is near."""
     near = difflib.get_close_matches(name, sorted(known), n=3)
     return f"; did you mean {', '.join(near)}?" if near else ""
 
@@ -65,12 +66,12 @@ def check_names(template: Template, where: Where) -> None:
     hint = f" (`perfdrill quantities {template.workload}` lists them)"
     for key in template.inputs:
         if key not in engine:
-            raise where.error(f"unknown engine input {key!r}{_nearest(key, engine)}{hint}", "inputs", key)
+            raise where.error(f"unknown engine input {key!r}{nearest(key, engine)}{hint}", "inputs", key)
     for name, overrides in template.scenarios.items():
         for key in overrides:
             if key not in engine:
                 raise where.error(
-                    f"unknown engine input {key!r}{_nearest(key, engine)}{hint}", "scenarios", name, key
+                    f"unknown engine input {key!r}{nearest(key, engine)}{hint}", "scenarios", name, key
                 )
     kinds = {p.name: p.kind for p in template.parameters}
     values = {
@@ -102,7 +103,14 @@ def check_names(template: Template, where: Where) -> None:
                 more = (
                     "" if not is_input else " (inputs may use parameters and the chip's and model's values)"
                 )
-                raise where.error(f"unknown name {name!r}{_nearest(name, known)}{more or hint}", *path)
+                raise where.error(f"unknown name {name!r}{nearest(name, known)}{more or hint}", *path)
+    _check_derived_order(template, engine, where)
+    for index, part in enumerate(template.parts):
+        if part.sweep is not None and part.sweep not in engine:
+            raise where.error(
+                f"unknown engine input {part.sweep!r}{nearest(part.sweep, engine)}{hint}",
+                "parts", index, "sweep", "input",
+            )  # fmt: skip
     _check_choice_answers(template, where)
     for index, (expression, _) in enumerate(template.constraints):
         if not expression.is_condition:
@@ -110,6 +118,27 @@ def check_names(template: Template, where: Where) -> None:
                 f"a constraint must be true or false, such as 'x >= 2', "
                 f"but {shorten(expression.text)} is a number",
                 "constraints", index,
+            )  # fmt: skip
+
+
+def _check_derived_order(template: Template, engine: set[str], where: Where) -> None:
+    """Derived values are worked out top to bottom: one may read those above it, and only those."""
+    order = {d.name: index for index, d in enumerate(template.derived)}
+    for index, derived in enumerate(template.derived):
+        for _, name in sorted(derived.value.names, key=lambda pair: (pair[0] or "", pair[1])):
+            if name in engine or order.get(name, -1) < index:
+                continue  # an engine quantity (as the engine has it), or a value worked out above
+            below = template.derived[order[name]]
+            if name == derived.name or (None, derived.name) in below.value.names:
+                raise where.error(
+                    f"{derived.name!r} and {name!r} are each worked out from the other (a cycle): "
+                    "work one out from parameters or engine quantities",
+                    "derived", derived.name, "value",
+                )  # fmt: skip
+            raise where.error(
+                f"reads {name!r}, which is worked out below it: derived values are worked out top "
+                f"to bottom, so move {name!r} above {derived.name!r}",
+                "derived", derived.name, "value",
             )  # fmt: skip
 
 

@@ -17,9 +17,10 @@ from typing import Any
 
 from msgspec import UNSET
 
-from perfdrill.engine.errors import TemplateError
+from perfdrill.engine.errors import PerfdrillError, TemplateError
 from perfdrill.engine.problems.expressions import Expression, parse_expression
 from perfdrill.engine.problems.families import Family, families_for, shown_path
+from perfdrill.engine.problems.quantities import quantity_literal
 from perfdrill.engine.problems.question_file import DIFFICULTIES as DIFFICULTIES  # re-exported
 from perfdrill.engine.problems.question_file import FAMILIES as FAMILIES  # re-exported
 from perfdrill.engine.problems.question_file import (
@@ -172,11 +173,11 @@ def load_template(
         workload=question.workload,
         parameters=parameters,
         scenario=_scenario(question, {p.name: p.kind for p in parameters}, where),
-        inputs={key: _expression(where, text, "inputs", key) for key, text in question.inputs.items()},
+        inputs={key: _value(where, text, "inputs", key) for key, text in question.inputs.items()},
         derived=tuple(
             Derived(
                 name,
-                _expression(where, fields.value, "derived", name, "value"),
+                _value(where, fields.value, "derived", name, "value"),
                 fields.sig_figs,
                 where.line("derived", name) or 0,
                 fields.unit,
@@ -217,6 +218,15 @@ def _expression(where: Where, text: object, *path: str | int) -> Expression:
         return parse_expression(text, field="")
     except TemplateError as exc:  # located only when it fails: most expressions are fine
         raise where.error(exc.message, *path) from None
+
+
+def _value(where: Where, text: object, *path: str | int) -> Expression:
+    """A value an input takes: an expression, or a quantity with its unit ("10 us")."""
+    try:
+        literal = quantity_literal(text)
+    except PerfdrillError as exc:
+        raise where.error(exc.message, *path) from None
+    return literal if literal is not None else _expression(where, text, *path)
 
 
 def _parameter(name: str, fields: ParameterFields, where: Where) -> Parameter:
@@ -277,7 +287,7 @@ def _scenarios(
         inputs[name], specs[name] = {}, {}
         for key, value in overrides.items():
             if key not in SPEC_KEYS:
-                inputs[name][key] = _expression(where, value, "scenarios", name, key)
+                inputs[name][key] = _value(where, value, "scenarios", name, key)
                 continue
             if not isinstance(value, str):
                 raise where.error(f"must name a parameter or a dtype, not {value!r}", "scenarios", name, key)

@@ -20,9 +20,9 @@ from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import computed, fill, info
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
-from perfdrill.engine.problems.answer_units import unit_scale
 from perfdrill.engine.problems.expressions import Expression, describe
 from perfdrill.engine.problems.mistakes import ANSWER, Mistake
+from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.templates import Parameter, Template
 
 MAX_DRAWS = 1000  # rejection-sampling budget before a template's constraints count as unmeetable;
@@ -221,8 +221,8 @@ class Variant:
                 if target != ANSWER and (target in inputs or target in self._table):
                     try:
                         slipped = expression.evaluate(lambda name, _: correct.lookup(name, scope))
-                    except UsageError:  # it reads a fact this variant lacks (no sparse figure…)
-                        raise MistakeNotApplicable(self.mistake.id) from None
+                    except UsageError:  # it reads a fact this variant lacks (no sparse figure…):
+                        continue  # this replacement cannot happen here; the mistake's others still can
                     inputs[target] = float(slipped)
         return inputs
 
@@ -231,19 +231,12 @@ def _constant(value: float) -> Callable[[str, str | None], float]:
     return lambda _name, _scope: value
 
 
-class MistakeNotApplicable(Exception):
-    """The slip cannot happen in this variant."""
-
-
 def mistake_value(variant: Variant, answer: Expression, mistake: Mistake) -> float | None:
     """`answer` as someone who made `mistake` would compute it, or None where the slip cannot happen
     here or leaves the answer exactly as it is (a sparse peak on a memory-bound kernel)."""
-    try:
-        value = float(
-            Variant(variant.template, variant.params, variant.inputs, mistake, variant).evaluate(answer)
-        )
-    except MistakeNotApplicable:
-        return None
+    value = float(
+        Variant(variant.template, variant.params, variant.inputs, mistake, variant).evaluate(answer)
+    )
     for target, expression in mistake.expressions():
         if target == ANSWER:
             value = float(expression.evaluate(_constant(value)))
@@ -364,6 +357,7 @@ def scenario_inputs(
         raise TemplateError(
             message, file=template.file, line=template.line(*path), field=".".join(map(str, path))
         ) from None
+    _check_parameters_reach_the_engine(template, inputs)
     for name, expression in template.inputs.items():
 
         def look(n: str, s: str | None) -> Any:
@@ -381,6 +375,32 @@ def scenario_inputs(
                 file=template.file, line=template.line("inputs", name), field=f"inputs.{name}",
             ) from None  # fmt: skip
     return inputs
+
+
+@cache
+def _read_beyond_inputs(template: Template) -> frozenset[str]:
+    """Names read, outside any scenario, by derived values, scenarios, constraints and answers."""
+    expressions = [d.value for d in template.derived] + [c for c, _ in template.constraints]
+    expressions += [e for overrides in template.scenarios.values() for e in overrides.values()]
+    expressions += [p.answer for p in template.parts if p.answer is not None]
+    return frozenset(name for e in expressions for scope, name in e.names if scope is None)
+
+
+def _check_parameters_reach_the_engine(template: Template, engine: Mapping[str, float]) -> None:
+    """A parameter named like an input the chip, the model or a default sets must be what feeds it:
+    otherwise every expression reads the engine's value (mfu 1) while the prompt shows the drawn one."""
+    for parameter in template.parameters:
+        name = parameter.name
+        if name not in _read_beyond_inputs(template) or name not in engine or name in template.inputs:
+            continue  # `inputs` read parameters first: `participants: chips` is the drawn chips
+        if template.scenario.get(name) == name or any(d.name == name for d in template.derived):
+            continue
+        raise TemplateError(
+            f"{name!r} is also the name of an engine input, which the scenario sets itself, so every "
+            f"expression reads the engine's {name} and not this parameter: feed it (inputs: "
+            f"{{{name}: {name}}}) or call the parameter something else",
+            file=template.file, line=parameter.line, field=f"parameters.{name}",
+        )  # fmt: skip
 
 
 def swapped_inputs(

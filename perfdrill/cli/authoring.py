@@ -104,7 +104,7 @@ def _template(args: argparse.Namespace) -> Template:
     if folder.is_dir():
         (template,) = load_folders([folder], folder.parent)
         return template
-    return load_questions(args.questions).get(args.target)
+    return load_questions(args.questions, [args.target]).get(args.target)
 
 
 def preview_view(problem: Problem) -> RenderableType:

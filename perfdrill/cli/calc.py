@@ -28,6 +28,7 @@ from perfdrill.engine.model import (
     dtype_bytes,
     evaluate_available,
     hardware,
+    implausible,
     load_specs,
     model_inputs,
 )
@@ -66,12 +67,22 @@ def register(commands: Any) -> None:
         sub.set_defaults(handler=run, calc_name=spec.name)
 
 
+class _Once(argparse.Action):
+    """An option's value given once: `--batch 1 --batch 8` is refused, not read as the last one."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} is given twice; give it once")
+        setattr(namespace, self.dest, values)
+
+
 def _add(parser: Any, option: Option) -> None:
     if option.switch:
         parser.add_argument(option.flag, action="store_true", help=option.help)
     else:
         parser.add_argument(
             option.flag,
+            action=_Once,
             metavar=option.metavar,
             choices=option.choices,
             required=option.required,
@@ -228,6 +239,19 @@ def _check_every_option_applies(
         raise UsageError("the active parameters exceed the total: check --params and --active-params")
 
 
+def _refuse_implausible(spec: Subcommand, inputs: dict[str, Any], given: set[str]) -> None:
+    """Inputs no real system has (a cache reserved shorter than its context) are refused, not computed."""
+    problems = implausible(inputs)
+    if not problems:
+        return
+    flags = {name: o.flag for o in spec.all_options() if o.flag in given for name in o.supplies}
+
+    def shown(name: str) -> str:
+        return f"{flags.get(name, name)} {inputs[name]:,g}"
+
+    raise UsageError(problems[0].said(shown))
+
+
 def _hints(
     spec: Subcommand, workload: str, inputs: dict[str, Any], values: dict[str, Any], given: set[str]
 ) -> Hints:
@@ -258,6 +282,7 @@ def prepare(spec: Subcommand, args: argparse.Namespace, wanted: list[str]) -> Ca
         if inputs.get(name) == 0:
             inputs.update({q: 0.0 for q in quantities if q not in inputs})
     _check_every_option_applies(spec, workload, wanted, inputs, given, values.get("model"))
+    _refuse_implausible(spec, inputs, given)
     hints = _hints(spec, workload, inputs, values, given)
     notes = []
     for neglect in spec.neglect:

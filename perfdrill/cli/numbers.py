@@ -8,6 +8,7 @@ number. Nothing is evaluated: quantities go through the unit parser, whole numbe
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,24 @@ MAX_WHOLE = 2**53
 MAX_SWEEP_ROWS = 1000
 
 
+# Separators only group thousands: 1,000 and 1_000_000 read, 1,5 (a list, or a decimal comma) does not.
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?P<sep>[,_])\d{3}(?:(?P=sep)\d{3})*(?:\.\d*)?(?:[eE][+-]?\d+)?")
+
+
+def _digits(text: str, flag: str) -> str:
+    """`text` without its thousands separators; a separator anywhere else, or a digit other than
+    0-9 (Python's int() reads Arabic-Indic and full-width ones), is refused."""
+    cleaned = text.strip()
+    if not cleaned.isascii():
+        raise UsageError(f"{flag} {_shown(text)} is not a number: write it with the digits 0-9")
+    if ("," in cleaned or "_" in cleaned) and not _GROUPED.fullmatch(cleaned):
+        raise UsageError(
+            f"{flag} {_shown(text)} is not one number: a comma only groups thousands (1,000), "
+            "and the decimal point is '.'"
+        )
+    return cleaned.replace(",", "").replace("_", "")
+
+
 def _shown(text: str) -> str:
     """The text as quoted in a message, shortened so a 400-digit value stays readable."""
     return repr(text if len(text) <= 24 else text[:20] + "…")
@@ -31,7 +50,7 @@ def whole(minimum: int = 1) -> Reader:
     wanted = "a positive whole number" if minimum >= 1 else "a whole number, 0 or more"
 
     def read(text: str, flag: str) -> int:
-        cleaned = text.strip().replace(",", "").replace("_", "")
+        cleaned = _digits(text, flag)
         if len(cleaned.lstrip("+-")) > len(str(MAX_WHOLE)):  # int() of 5,000 digits is refused anyway
             raise UsageError(f"{flag} {_shown(text)} is too large: at most {MAX_WHOLE:,}")
         try:
@@ -52,8 +71,9 @@ def whole(minimum: int = 1) -> Reader:
 
 
 def _float(text: str, flag: str) -> float:
+    digits = _digits(text, flag)
     try:
-        number = float(text.strip().replace(",", "").replace("_", ""))
+        number = float(digits)
     except ValueError:
         raise UsageError(f"{flag} {_shown(text)} is not a number") from None
     if math.isnan(number):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import io
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -173,9 +174,11 @@ def run_generate(args: argparse.Namespace) -> int:
     paths = split_paths(args.output, args.versions, args.format) if args.split else [args.output]
     if args.split and args.answers == "none":
         paths = paths[:-1]
+    # Standard output gets the whole set or nothing: a set that fails half-way prints no header.
+    held = io.BytesIO()
     with Interrupts() as interrupts, contextlib.ExitStack() as stack:
-        outs = [stack.enter_context(_opened(p)) if p else sys.stdout.buffer for p in paths]
-        bank = load_questions(args.questions).only(args.question, builtin=not args.no_builtin)
+        outs = [stack.enter_context(_opened(p)) if p else held for p in paths]
+        bank = load_questions(args.questions, args.question, builtin=not args.no_builtin)
         specs = load_specs(args.specs)
         if args.format in LMS:
             _write_pool(args, bank, specs, outs[0], interrupts.check)
@@ -189,6 +192,7 @@ def run_generate(args: argparse.Namespace) -> int:
             _write_set(args, pset, date, outs, interrupts.check)
         interrupts.check()  # an interrupt swallowed on the way stops here, before any rename
         if not args.output:
+            sys.stdout.buffer.write(held.getvalue())
             sys.stdout.flush()
     return 0
 

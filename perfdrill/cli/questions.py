@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +50,14 @@ def register(commands: Any) -> None:
     check.set_defaults(handler=run_check)
 
 
-def load_questions(extra: Iterable[Path]) -> Bank:
-    """The bank, after one warning line on stderr for each template of yours left out of it."""
+def load_questions(extra: Iterable[Path], questions: Sequence[str] = (), *, builtin: bool = True) -> Bank:
+    """The bank cut to `questions` (all when none are named), after one warning line on stderr for
+    each template of yours left out of it. A named question that was left out is the one error."""
     bank = load_bank(extra)
+    chosen = bank.only(questions, builtin=builtin)
     for problem in bank.skipped:
         warn_left_out(problem)
-    return bank
+    return chosen
 
 
 def warn_left_out(problem: PerfdrillError) -> None:
@@ -64,7 +66,7 @@ def warn_left_out(problem: PerfdrillError) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    bank = load_questions(args.questions).only(builtin=not args.no_builtin)
+    bank = load_questions(args.questions, builtin=not args.no_builtin)
     rows = [
         {
             "id": t.id,
@@ -104,7 +106,7 @@ def parse_answers(pairs: list[str]) -> dict[str, str]:
 
 def run_grade(args: argparse.Namespace) -> int:
     specs = load_specs(args.specs).only(args.chip, args.model)
-    problem = generate(load_questions(args.questions).get(args.question), args.seed, specs)
+    problem = generate(load_questions(args.questions, [args.question]).get(args.question), args.seed, specs)
     result = grade(problem, parse_answers(args.answer))
     if args.json:
         print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
