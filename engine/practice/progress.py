@@ -29,6 +29,7 @@ from perfdrill.engine.practice.schema import SCHEDULE_TABLES, SCHEMA_VERSION, TA
 from perfdrill.engine.problems.generation import Problem
 from perfdrill.engine.problems.grading import Grade
 from perfdrill.engine.resources import user_data_dir
+from perfdrill.engine.safe_text import safe_text
 
 STORE_FILE = "progress.sqlite3"
 SETTINGS = {"new_per_day": DEFAULT_NEW_PER_DAY, "mastery_after": DEFAULT_MASTERY_AFTER}
@@ -153,6 +154,7 @@ class ProgressStore:
         self.now = now
         try:
             self._db = self._connect()
+            self._db.text_factory = _safe_text_column  # a store is a file too: it may hold escapes
         except (sqlite3.Error, OSError) as exc:
             raise PerfdrillError(f"cannot open the progress store: {exc}", file=str(self.path)) from None
 
@@ -355,3 +357,8 @@ class ProgressStore:
         """Every scheduled template's due time, first review, review count and last rating."""
         rows = self._rows("SELECT template, due, created, reviews, last_rating FROM cards")
         return {row[0]: CardRow(*row) for row in rows}
+
+
+def _safe_text_column(data: bytes) -> str:
+    """A TEXT value as read (titles, ids, answers), without terminal controls; damaged UTF-8 shows as �."""
+    return safe_text(data.decode("utf-8", "replace"))

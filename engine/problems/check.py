@@ -28,6 +28,7 @@ from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import candidates
+from perfdrill.engine.safe_text import safe_line
 
 MIN_VARIANTS = 1000
 GARBAGE = "banana"
@@ -44,7 +45,7 @@ class Finding:
 
     def one_line(self) -> str:
         where = self.file + (f":{self.line}" if self.line else "")
-        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+        return safe_line(f"{where}: {self.field + ': ' if self.field else ''}{self.message}")
 
 
 def _finding(error: PerfdrillError, fallback_file: str) -> Finding:

@@ -24,11 +24,11 @@ from perfdrill.engine.problems.answer_units import unit_scale
 from perfdrill.engine.problems.sandbox import (
     BoundedEnvironment,
     TextError,
-    clean_text,
     compile_bounded,
     render_bounded,
     undefined_message,
 )
+from perfdrill.engine.safe_text import safe_text
 
 if TYPE_CHECKING:
     from perfdrill.engine.problems.variants import Variant
@@ -153,7 +153,7 @@ def render(
     question.yaml at `line`, the line of its field, with the line within the text said in words.
     """
     if not any(mark in text for mark in ("{{", "{%", "{#")):
-        return clean_text(text).strip()  # plain text: what Jinja would give, without compiling it
+        return safe_text(text).strip()  # plain text: what Jinja would give, without compiling it
     try:
         return render_bounded(_compiled(text), context)
     except TextError as exc:

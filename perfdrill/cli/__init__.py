@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from perfdrill.cli.terminal import SafeStream
 from perfdrill.engine import PerfdrillError
 
 
@@ -59,7 +60,16 @@ def build_parser(argv: Sequence[str]) -> OneLineParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    given = list(sys.argv[1:] if argv is None else argv)
+    """Run one command; everything it writes to stdout and stderr is made safe for a terminal."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # type: ignore[assignment]
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(given: list[str]) -> int:
     parser = build_parser(given)
     args = parser.parse_args(given)
     if args.command is None:
