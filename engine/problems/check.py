@@ -24,6 +24,7 @@ from perfdrill.engine.problems.bank import (
     template_folders,
     templates_under,
 )
+from perfdrill.engine.problems.explanation import letter
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
 from perfdrill.engine.problems.templates import Template
@@ -168,12 +169,12 @@ def _numeric_problems(part: ProblemPart) -> list[str]:
 
 def _choice_problems(part: ProblemPart) -> list[str]:
     problems = []
-    right = ", ".join(chr(ord("a") + part.choices.index(c)) for c in part.correct) or "none"
+    right = ", ".join(letter(part.choices.index(c)) for c in part.correct) or "none"
     if grade_part(part, right).status != "correct":
         problems.append(f"the expected choice {right!r} does not grade correct")
     if part.kind == "choice":
         for index, choice in enumerate(part.choices):
-            if choice not in part.correct and grade_part(part, chr(ord("a") + index)).status != "incorrect":
+            if choice not in part.correct and grade_part(part, letter(index)).status != "incorrect":
                 problems.append(f"the wrong choice {choice!r} does not grade incorrect")
     return problems
 
