@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
@@ -75,6 +77,10 @@ def _run(given: list[str]) -> int:
     if args.command is None:
         args = parser.parse_args(["practice"])  # bare `perfdrill` is the practice TUI
     handler: Callable[[argparse.Namespace], int] = args.handler
+    if threading.current_thread() is threading.main_thread():
+        # Start-up is over: Ctrl+C is KeyboardInterrupt again, which each command (and asyncio,
+        # under the app) turns into a clean stop with exit code 130.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return handler(args)
     except PerfdrillError as exc:
