@@ -115,12 +115,19 @@ def test_spec_ids_in_the_unknown_chip_suggestion(run_cli, tmp_path: Path) -> Non
     assert_safe(out, err)
 
 
-def test_an_unknown_yaml_key_with_escapes(run_cli, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [
+        (r"bad\e[2Jkey", "chips.my-chip.badkey: unknown field"),  # cleaned, then quoted as a misspelling
+        (f"bad{YAML_PAYLOAD}key", "chips.my-chip: a key here is not a field name"),  # not name-like
+    ],
+)
+def test_an_unknown_yaml_key_with_escapes(run_cli, tmp_path: Path, key: str, said: str) -> None:
     folder = tmp_path / "s"
     folder.mkdir()
-    (folder / "team.yaml").write_text(GOOD_CHIP + f'    "bad{YAML_PAYLOAD}key": 1\n', encoding="utf-8")
+    (folder / "team.yaml").write_text(GOOD_CHIP + f'    "{key}": 1\n', encoding="utf-8")
     code, out, err = run_cli("specs", "--specs", str(folder))
-    assert code == 2 and "chips.my-chip.bad2J0;tkey: unknown field" in err
+    assert code == 2 and said in err
     assert_safe(out, err)
 
 
@@ -212,3 +219,43 @@ def test_every_perfdrill_error_is_constructed_safe() -> None:
     """The one place errors are made: no subclass can bypass it."""
     for kind in PerfdrillError.__subclasses__():
         assert_safe(kind(PAYLOAD, file=PAYLOAD, field=PAYLOAD).one_line())
+
+
+def test_rich_markup_in_a_name_is_shown_as_written(
+    run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`[link=…]` in a chip's name would be a terminal hyperlink (OSC 8) if Rich read it as markup."""
+    monkeypatch.setenv("COLUMNS", "200")  # the whole name in its cell
+    folder = tmp_path / "s"
+    folder.mkdir()
+    (folder / "team.yaml").write_text(
+        GOOD_CHIP.replace("name: Mine", 'name: "[link=http://evil.example]x[/link]"'), encoding="utf-8"
+    )
+    code, out, err = run_cli("specs", "chips", "--specs", str(folder))
+    assert code == 0, err
+    assert "[link=http://evil.example]x[/link]" in out
+
+
+async def test_the_app_shows_no_control_characters(tmp_path: Path) -> None:
+    """The app's paths: a prompt and a title on the question screen, a left-out folder's notice."""
+    from perfdrill.tui.app import PerfdrillApp
+    from perfdrill.tui.screens.question import QuestionScreen
+    from tests.pilot import screen_text, until, wait_for
+
+    questions = tmp_path / "questions"
+    question = MATMUL.replace("title: 4096 cubed on an H100", f'title: "4096 cubed {YAML_PAYLOAD}"')
+    write_template(questions, "matmul/h100-4096", question, f"Multiply {PAYLOAD} now.\n")
+    broken = questions / "matmul" / f"evil{PAYLOAD}"
+    broken.mkdir()
+    (broken / "question.yaml").write_text("id: [", encoding="utf-8")
+    (broken / "prompt.md.j2").write_text("A question.\n", encoding="utf-8")
+    store = ProgressStore(tmp_path / "progress.sqlite3")
+    plan = Plan(items=(("matmul/h100-4096", 1),), seed=3)
+    app = PerfdrillApp(store, questions=[questions], clock=lambda: 0.0, plan=plan, start=True)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        await until(pilot, lambda: app._notifications, "the notice of the folder left out")
+        shown = screen_text(pilot)
+        assert "4096 cubed 2J0;t" in shown and "Multiply 2J0;t now." in shown
+        assert_safe(shown, *(notice.title + notice.message for notice in app._notifications))
+        assert any("evil2J0;t" in notice.message for notice in app._notifications)

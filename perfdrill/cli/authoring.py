@@ -160,8 +160,8 @@ def run_preview(args: argparse.Namespace) -> int:
                 (template,) = load_folders([folder], folder.parent)
                 console.print(preview_view(generate(template, args.seed, specs)))
             except PerfdrillError as exc:  # keep watching: the author is mid-edit
-                console.print(exc.one_line(), style="red", markup=False)
-            console.print(f"watching {folder} (Ctrl+C to stop)", style="dim", markup=False)
+                console.print(exc.one_line(), style="red")
+            console.print(f"watching {folder} (Ctrl+C to stop)", style="dim")
     except KeyboardInterrupt:
         return 0
     return 0

@@ -51,12 +51,13 @@ class _SanitisingHook:  # Rich's RenderHook protocol
 
 
 def console(**options: Any) -> Console:
-    """A Rich console on stdout (Rich imported only when a command draws a table)."""
+    """A Rich console on stdout (Rich imported only when a command draws a table). Markup is off:
+    a chip's name or a prompt written `[link=…]` would otherwise become a terminal hyperlink."""
     import sys
 
     from rich.console import Console
 
     out = sys.stdout
-    made = Console(file=out.raw if isinstance(out, SafeStream) else out, **options)
+    made = Console(file=out.raw if isinstance(out, SafeStream) else out, markup=False, **options)
     made.push_render_hook(_SanitisingHook())  # type: ignore[arg-type]
     return made
