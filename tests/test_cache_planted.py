@@ -11,32 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from perfdrill.engine import cache
+from tests.test_cache import _calc_ridge as calc_ridge
 
 L4_RIDGE = 403.33
 L4_PEAK = b"121000000000000.0"  # the L4's dense bf16 peak in FLOP/s as the cached book writes it
-
-
-def calc_ridge(cache_home: Path) -> float:
-    done = subprocess.run(
-        [sys.executable, "-m", "perfdrill", "calc", "roofline", "--chip", "l4", "--json"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "XDG_CACHE_HOME": str(cache_home)},
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0 and done.stderr == "", done.stderr
-    return float(json.loads(done.stdout)["results"]["ridge_point"]["value"])
 
 
 def specs_entry(cache_home: Path) -> Path:

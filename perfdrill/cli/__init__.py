@@ -64,7 +64,7 @@ def build_parser(argv: Sequence[str]) -> OneLineParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; everything it writes to stdout and stderr is made safe for a terminal."""
     streams = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
     try:
         return _run(list(sys.argv[1:] if argv is None else argv))
     finally:
