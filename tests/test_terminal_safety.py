@@ -212,7 +212,8 @@ def test_a_plain_write_goes_through_the_sanitiser(capsys: pytest.CaptureFixture[
 
     stream = terminal.SafeStream(sys.stdout)
     assert stream.write(f"x{PAYLOAD}y\n") == len(f"x{PAYLOAD}y\n")
-    assert capsys.readouterr().out == "x2J0;ty\n"
+    stream.writelines([f"a{PAYLOAD}\n", "b\n"])
+    assert capsys.readouterr().out == "x2J0;ty\na2J0;t\nb\n"
 
 
 def test_every_perfdrill_error_is_constructed_safe() -> None:

@@ -8,7 +8,7 @@ own styling reaches the terminal as escape sequences.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from perfdrill.engine.safe_text import safe_text
@@ -27,6 +27,10 @@ class SafeStream:
     def write(self, text: str) -> int:
         self.raw.write(safe_text(text))
         return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
 
     def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, buffer (binary output)...
         return getattr(self.raw, name)
