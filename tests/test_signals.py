@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -123,3 +124,14 @@ def test_ctrl_c_while_perfdrill_starts_prints_no_traceback(module: str) -> None:
     )
     assert done.returncode == 130, done.stderr[-2000:]
     assert done.stderr == "" and done.stdout == ""
+
+
+def test_a_signal_before_the_app_starts_never_takes_the_terminal(tmp_path: Path) -> None:
+    """SIGTERM between `perfdrill` and the app's first frame: the app ends before it begins."""
+    from perfdrill.engine.practice.progress import ProgressStore
+    from perfdrill.tui.app import PerfdrillApp
+
+    app = PerfdrillApp(ProgressStore(tmp_path / "progress.sqlite3"))
+    app.end_on_signal(signal.SIGTERM)
+    app.run(headless=True)
+    assert app.return_code == 143 and not app.is_running
