@@ -227,11 +227,11 @@ def _wrong(what: str, value: Any, annotation: Any) -> str:
         noun = _meta(annotation, "title") or "value"
         allowed = [str(choice) for choice in _literal_values(annotation)]
         if len(allowed) <= _LISTED_IN_FULL:
-            return f"unknown {noun} {value!r}; allowed: {', '.join(allowed)}"
+            return f"unknown {noun} {_shown(value)}; allowed: {', '.join(allowed)}"
         # A long set (the named mistakes) would bury the line: name the nearest, say where the rest are.
         near = difflib.get_close_matches(str(value), allowed, n=3, cutoff=0.5)
         hint = f"did you mean {' or '.join(near)}? " if near else ""
-        return f"unknown {noun} {value!r}; {hint}all {len(allowed)} are listed by `perfdrill schema`"
+        return f"unknown {noun} {_shown(value)}; {hint}all {len(allowed)} are listed by `perfdrill schema`"
     expected = re.match(r"Expected `([^`]+)`(?:, got `([^`]+)`)?(.*)$", what, re.S)
     if expected is None:
         return what
@@ -246,7 +246,7 @@ def _wrong(what: str, value: Any, annotation: Any) -> str:
         return f"must be {words}, not {_shown(value)}{quoted}"
     if rest.startswith("matching regex"):
         description = _meta(annotation, "description") or rest
-        return f"{value!r} must be {description}"
+        return f"{_shown(value)} must be {description}"
     return _constraint(rest, value)
 
 

@@ -118,3 +118,15 @@ def test_a_block_of_text_is_quoted_by_its_first_line_only(run_cli, tmp_path: Pat
     code, _, err = run_cli("specs", "--specs", str(folder))
     assert code == 2 and "team.yaml:1: chips: must be a mapping or empty, not 'first line...'" in err
     assert "ghp_" not in err
+
+
+def test_a_wrong_value_is_quoted_by_at_most_its_first_40_characters(run_cli, tmp_path: Path) -> None:
+    """A value outside a fixed set is the located token, and even it is cut short: 40 characters."""
+    long_line = SECRET + "_and_more_" * 20
+    write_template(
+        tmp_path / "q", "matmul/h100-4096", MATMUL.replace("difficulty: easy", f"difficulty: {long_line}")
+    )
+    code, _, err = run_cli("list", "--questions", str(tmp_path / "q"))
+    assert code == 0
+    assert "difficulty: unknown difficulty 'GITHUB_TOKEN=ghp_not_a_real_token_01...; allowed: easy" in err
+    assert "_and_more_" not in err
