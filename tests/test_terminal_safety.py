@@ -158,12 +158,23 @@ def test_a_prompt_and_a_title_with_a_bidi_override(run_cli, tmp_path: Path) -> N
         assert_safe(out, err)
 
 
-def test_an_argument_quoted_back_by_argparse_and_by_perfdrill(run_cli) -> None:
-    code, out, err = run_cli("specs", f"gpus{PAYLOAD}")  # argparse's invalid choice
-    assert code == 2 and "invalid choice" in err
-    assert_safe(out, err)
-    code, out, err = run_cli("preview", f"matmul/x{PAYLOAD}")  # perfdrill's unknown question
-    assert code == 2 and "unknown question" in err
+@pytest.mark.parametrize(
+    ("args", "exit_code", "said"),
+    [
+        (("specs", f"gpus{PAYLOAD}"), 2, "invalid choice"),  # argparse's own message
+        (("preview", f"matmul/x{PAYLOAD}"), 2, "unknown question"),
+        (("calc", "roofline", "--flops", "1 TFLOP/s", "--bandwidth", f"3 {PAYLOAD}TB/s"), 2, "--bandwidth"),
+        (
+            ("grade", "--question", "matmul/gemv", "--seed", "1", "--answer", f"runtime=1 {PAYLOAD}ms"),
+            0,
+            "? runtime",
+        ),
+    ],
+    ids=["argparse", "unknown-question", "calc-unit", "grade-answer"],
+)
+def test_an_argument_quoted_back(run_cli, args: tuple[str, ...], exit_code: int, said: str) -> None:
+    code, out, err = run_cli(*args)
+    assert code == exit_code and said in out + err
     assert_safe(out, err)
 
 
