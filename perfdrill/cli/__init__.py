@@ -78,8 +78,8 @@ def _run(given: list[str]) -> int:
         args = parser.parse_args(["practice"])  # bare `perfdrill` is the practice TUI
     handler: Callable[[argparse.Namespace], int] = args.handler
     if threading.current_thread() is threading.main_thread():
-        # Start-up is over: Ctrl+C is KeyboardInterrupt again, which each command (and asyncio,
-        # under the app) turns into a clean stop with exit code 130.
+        # Start-up is over: Ctrl+C is KeyboardInterrupt again, which each command turns into a
+        # clean stop with exit code 130 (the app takes the signal over for itself).
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return handler(args)

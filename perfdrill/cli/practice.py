@@ -73,7 +73,7 @@ def _run_app(store: ProgressStore, args: argparse.Namespace, **options: Any) -> 
     from perfdrill.tui.app import PerfdrillApp  # Textual loads only for the app
 
     app = PerfdrillApp(store, questions=args.questions, spec_dirs=args.specs, **options)
-    ending = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    ending = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
     previous = {signum: signal.signal(signum, app.end_on_signal) for signum in ending}
     try:
         app.run()
