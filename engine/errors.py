@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from perfdrill.engine.safe_text import safe_line
+
 
 class PerfdrillError(Exception):
     """Base of every error perfdrill raises on purpose; the CLI prints it in one line and exits 2."""
@@ -9,10 +11,12 @@ class PerfdrillError(Exception):
     def __init__(
         self, message: str, *, file: str | None = None, line: int | None = None, field: str | None = None
     ) -> None:
-        self.message = message
-        self.file = file
+        # Safe for a terminal from the start: a file name, a key or a value quoted in the message
+        # may hold escape sequences, and callers show `message` alone too.
+        self.message = safe_line(message)
+        self.file = None if file is None else safe_line(file)
         self.line = line
-        self.field = field
+        self.field = None if field is None else safe_line(field)
         super().__init__(self.one_line())
 
     def one_line(self) -> str:

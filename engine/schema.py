@@ -24,6 +24,7 @@ from perfdrill.engine.yamlio import LineList, LineMap
 T = TypeVar("T")
 FieldPath = tuple[str | int, ...]  # field names and list indices, from the top of the file
 _LISTED_IN_FULL = 12  # allowed values said in full; past this, the nearest few
+_NAME_LIKE = r"[A-Za-z0-9_][\w.-]{0,39}"  # an unknown key quoted back as a misspelt field name
 
 
 @dataclass(frozen=True)
@@ -110,8 +111,31 @@ def _located(message: str, data: Any, kind: Any, where: Where) -> PerfdrillError
     if field:
         struct = _struct_of(annotation)
         allowed = f"; allowed: {', '.join(struct.__struct_fields__)}" if struct else ""
+        if not re.fullmatch(_NAME_LIKE, field[2]):  # a line of some other file (root:$6$...): unquoted
+            line = where.line(*path, field[2])
+            return where.error_class(
+                f"a key here is not a field name{allowed}",
+                file=where.file,
+                line=line,
+                field=dotted(path) or None,
+            )
         return where.error(f"unknown field{allowed}", *path, field[2])
+    if not path and not isinstance(node, dict | list):  # the whole file is one value: never quote it
+        node = _WholeFile(type(node).__name__)
     return where.error(_wrong(what, node, annotation), *path)
+
+
+@dataclass(frozen=True)
+class _WholeFile:
+    """A file that is a single value, said by its kind: quoting it could print a secret (a link or
+    a copy of ~/.env read as YAML is one line of text)."""
+
+    kind: str
+
+    def __repr__(self) -> str:
+        return {"str": "text", "int": "a number", "float": "a number", "bool": "true or false"}.get(
+            self.kind, "a single value"
+        )
 
 
 def _walk(data: Any, kind: Any, text: str) -> tuple[FieldPath, Any, Any]:
@@ -203,11 +227,11 @@ def _wrong(what: str, value: Any, annotation: Any) -> str:
         noun = _meta(annotation, "title") or "value"
         allowed = [str(choice) for choice in _literal_values(annotation)]
         if len(allowed) <= _LISTED_IN_FULL:
-            return f"unknown {noun} {value!r}; allowed: {', '.join(allowed)}"
+            return f"unknown {noun} {_shown(value)}; allowed: {', '.join(allowed)}"
         # A long set (the named mistakes) would bury the line: name the nearest, say where the rest are.
         near = difflib.get_close_matches(str(value), allowed, n=3, cutoff=0.5)
         hint = f"did you mean {' or '.join(near)}? " if near else ""
-        return f"unknown {noun} {value!r}; {hint}all {len(allowed)} are listed by `perfdrill schema`"
+        return f"unknown {noun} {_shown(value)}; {hint}all {len(allowed)} are listed by `perfdrill schema`"
     expected = re.match(r"Expected `([^`]+)`(?:, got `([^`]+)`)?(.*)$", what, re.S)
     if expected is None:
         return what
@@ -222,7 +246,7 @@ def _wrong(what: str, value: Any, annotation: Any) -> str:
         return f"must be {words}, not {_shown(value)}{quoted}"
     if rest.startswith("matching regex"):
         description = _meta(annotation, "description") or rest
-        return f"{value!r} must be {description}"
+        return f"{_shown(value)} must be {description}"
     return _constraint(rest, value)
 
 
@@ -253,5 +277,7 @@ def _shown(value: Any) -> str:
         return "empty"
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, str) and "\n" in value:  # a block of text: its first line is the token
+        value = value.split("\n", 1)[0] + "..."
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -6,7 +6,8 @@ without recursion, with nesting depth capped and anchors/aliases refused (nothin
 uses them, and they are how a 1 KB file expands into gigabytes). Every problem is one located
 error of the caller's class. Mappings remember the line of each key, sequences the line of each
 item, so a schema error can point at the line that caused it; duplicate keys are an error too,
-since PyYAML would silently keep the last one.
+since PyYAML would silently keep the last one. Text values and keys come out without terminal
+controls (`safe_text`): `"\\e]0;title\\a"` is valid YAML, and a name or a key gets printed.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.resources import data_dir
+from perfdrill.engine.safe_text import safe_text
 
 # The largest spec, template or prompt perfdrill reads. The biggest shipped file is under 20 KB;
 # a MiB leaves room for a user's whole catalogue while bounding time and memory.
@@ -62,18 +66,34 @@ def file_kind_problem(path: Path) -> str | None:
 
 
 def check_inside(path: Path, folder: Path, error_class: type[PerfdrillError], *, display: str) -> None:
-    """Refuse `path` when it resolves outside `folder` (a link to /etc/passwd in a shared pack)."""
-    if not path.is_symlink():  # only a link can lead out of the folder that holds it
-        return
+    """Refuse `path` when it can show another file's content: a link resolving outside `folder` (a
+    link to ~/.env in a shared pack), or, in a user's folder, a file with more than one hard link
+    (a hard link to another file looks like a plain file, and its name says nothing of where the
+    content lives). Shipped folders are exempt from the second rule: installers may hard-link them."""
     try:
-        target = path.resolve(strict=False)
-        home = folder.resolve(strict=False)
-    except (OSError, RuntimeError):  # a loop of links
-        raise error_class("cannot read file: too many levels of symbolic links", file=display) from None
-    if not target.is_relative_to(home):
+        if path.is_symlink():  # only a link can lead out of the folder that holds it
+            target = path.resolve(strict=False)
+            home = folder.resolve(strict=False)
+            if not target.is_relative_to(home):
+                raise error_class(
+                    "is a link to a file outside its folder; perfdrill reads only files inside it",
+                    file=display,
+                )
+        info = path.stat()
+    except (OSError, RuntimeError):  # a loop of links, or a link to nothing: read_text says which
+        return
+    links = info.st_nlink if stat.S_ISREG(info.st_mode) else 1  # a folder's count is its subfolders
+    if links > 1 and not any(folder.resolve().is_relative_to(shipped) for shipped in _shipped_folders()):
         raise error_class(
-            "is a link to a file outside its folder; perfdrill reads only files inside it", file=display
+            f"has {links} hard links, so its content may belong to a file elsewhere; perfdrill reads "
+            "only files with one link from your folders (copy the file instead)",
+            file=display,
         )
+
+
+@cache
+def _shipped_folders() -> tuple[Path, ...]:
+    return tuple(data_dir(name).resolve() for name in ("questions", "specs"))
 
 
 def read_text(path: Path, error_class: type[PerfdrillError], *, display: str | None = None) -> str:
@@ -321,11 +341,11 @@ class _Builder:
     def scalar(self, event: Any) -> Any:
         tag = event.tag
         if tag is None and not event.implicit[0]:  # quoted or block text, untagged: a string
-            return event.value
+            return safe_text(event.value)
         if tag is None or tag == "!":
             tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
         if tag == "tag:yaml.org,2002:str":
-            return event.value
+            return safe_text(event.value)
         if tag == "tag:yaml.org,2002:merge":
             raise self.error("YAML merge keys (<<) are not allowed in perfdrill files", event)
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)

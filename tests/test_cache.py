@@ -24,6 +24,7 @@ def _calc_ridge(cache_home: Path) -> float:
         capture_output=True,
         text=True,
         env={**os.environ, "XDG_CACHE_HOME": str(cache_home)},
+        timeout=60,  # a cache entry that blocks (a FIFO) fails the test instead of the run
         check=False,
     )
     assert done.returncode == 0, done.stderr

@@ -8,6 +8,7 @@ screen, and the file is left as it is.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import Callable, Iterable
@@ -369,10 +370,26 @@ class PerfdrillApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit anywhere; a question left after a wrong first try counts as not recalled."""
+        self._end()
+
+    def _end(self, return_code: int = 0) -> None:
         self._save_pending()  # a quit right after a submit must not lose the attempt
         if self.state is not None:
             self._saved(self.state.close_question)
-        self.exit()
+        self.exit(None, return_code)
+
+    def end_on_signal(self, signum: int, frame: object = None) -> None:
+        """A handler for SIGINT, SIGTERM and SIGHUP (`signal.signal`), installed before `run()`:
+        the session ends as Ctrl+Q ends it (saved, and continuable), so Textual restores the
+        terminal on the way out (the alternate screen left, mouse tracking off, the cursor shown),
+        and the exit code is 128 + the signal's number, as a shell reports one (130 for SIGINT).
+        Before the app starts it never takes the terminal at all."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not running yet
+            self.exit(None, 128 + signum)
+            return
+        loop.call_soon_threadsafe(self.call_later, self._end, 128 + signum)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -25,7 +25,7 @@ from perfdrill.engine.errors import SpecError, UnitError
 from perfdrill.engine.model.units import parse_quantity
 from perfdrill.engine.resources import data_dir, user_data_dir
 from perfdrill.engine.schema import Where, decode
-from perfdrill.engine.yamlio import file_kind_problem, load_yaml
+from perfdrill.engine.yamlio import check_inside, file_kind_problem, load_yaml
 
 # Bytes per element of each storage dtype. int4 packs two values per byte.
 DTYPE_BYTES: dict[str, float] = {
@@ -272,11 +272,13 @@ def spec_dirs(extra: Iterable[Path] = ()) -> list[Path]:
 def _load_cached(dirs: tuple[Path, ...]) -> SpecBook:
     """Validated specs; the result is cached under a hash of the files and the engine, so a later
     run with the same files skips YAML parsing and unit conversion (and the pint import) entirely."""
-    files = [path for directory in dirs for path in sorted(directory.glob("*.yaml"))]
-    for path in files:  # before the cache hashes their bytes: a FIFO must never be read
+    found = [(path, directory) for directory in dirs for path in sorted(directory.glob("*.yaml"))]
+    for path, directory in found:  # before the cache hashes their bytes: a FIFO must never be read
+        check_inside(path, directory, SpecError, display=str(path))
         problem = file_kind_problem(path)
         if problem:
             raise SpecError(problem, file=str(path))
+    files = [path for path, _ in found]
 
     def build() -> SpecBook:
         chips: dict[str, Chip] = {}

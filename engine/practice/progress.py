@@ -31,6 +31,7 @@ from perfdrill.engine.practice.store_files import BUSY_SECONDS, SessionLocks, ca
 from perfdrill.engine.problems.generation import Problem
 from perfdrill.engine.problems.grading import Grade
 from perfdrill.engine.resources import user_data_dir
+from perfdrill.engine.safe_text import safe_text
 
 STORE_FILE = "progress.sqlite3"
 SETTINGS = {"new_per_day": DEFAULT_NEW_PER_DAY, "mastery_after": DEFAULT_MASTERY_AFTER}
@@ -162,6 +163,7 @@ class ProgressStore:
         self.now = now
         try:
             self._db = self._connect()
+            self._db.text_factory = _safe_text_column  # a store is a file too: it may hold escapes
         except (sqlite3.Error, OSError) as exc:
             raise PerfdrillError(
                 f"cannot open the progress store: {cause(exc, self.path)}", file=str(self.path)
@@ -382,3 +384,8 @@ class ProgressStore:
                 str(t): CardRow(str(t), float(due), float(created), int(reviews), int(rating))
                 for t, due, created, reviews, rating in rows
             }
+
+
+def _safe_text_column(data: bytes) -> str:
+    """A TEXT value as read (titles, ids, answers), without terminal controls; damaged UTF-8 shows as �."""
+    return safe_text(data.decode("utf-8", "replace"))

@@ -16,12 +16,8 @@ from perfdrill.engine.model.units import (
     parse_unit,
     split_number,
 )
+from perfdrill.engine.problems.explanation import letter, letter_index
 from perfdrill.engine.problems.generation import ProblemPart
-
-
-def letter(index: int) -> str:
-    """The letter of choice `index` (0 is "a")."""
-    return chr(ord("a") + index)
 
 
 def lettered(part: ProblemPart, picked: Sequence[str], empty: str = "none") -> str:
@@ -34,7 +30,7 @@ def expected_form(part: ProblemPart) -> str:
     if part.kind == "numeric":
         key = str(remembered("unit_kinds", part.unit, lambda: _unit_kind(part.unit)))
         return DIMENSION_EXAMPLES.get(key, f"a number in {part.unit}")
-    letters = f"a-{chr(ord('a') + len(part.choices) - 1)}"
+    letters = f"a-{letter(len(part.choices) - 1)}"
     valued = _valued(part)
     if part.kind == "multi":
         return f"letters {letters}{' or values' if valued else ''} separated by commas, or 'none'"
@@ -102,8 +98,8 @@ def _normal(text: str) -> str:
 def _one_choice(part: ProblemPart, token: str) -> str:
     token = token.strip().strip(".)(").strip()
     lowered = _normal(token)
-    if len(lowered) == 1 and "a" <= lowered <= "z":
-        index = ord(lowered) - ord("a")
+    index = letter_index(lowered) if len(lowered) <= len(letter(len(part.choices) - 1)) else None
+    if index is not None:  # past 26 choices, "aa" is the 27th
         if index < len(part.choices):
             return part.choices[index]
     elif _valued(part) and (typed := _label_value(token)) is not None:

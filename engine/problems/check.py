@@ -27,12 +27,14 @@ from perfdrill.engine.problems.bank import (
     template_folders,
     templates_under,
 )
+from perfdrill.engine.problems.explanation import letter
 from perfdrill.engine.problems.families import FAMILY_FILE
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
 from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.templates import QUESTION_FILE, Template
 from perfdrill.engine.problems.variants import candidates
+from perfdrill.engine.safe_text import safe_line
 
 MIN_VARIANTS = 1000
 GARBAGE = "banana"
@@ -50,7 +52,7 @@ class Finding:
 
     def one_line(self) -> str:
         where = self.file + (f":{self.line}" if self.line else "")
-        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+        return safe_line(f"{where}: {self.field + ': ' if self.field else ''}{self.message}")
 
 
 def _finding(error: PerfdrillError, fallback_file: str) -> Finding:
@@ -247,12 +249,12 @@ def _numeric_problems(part: ProblemPart) -> list[tuple[str, str]]:
 
 def _choice_problems(part: ProblemPart) -> list[tuple[str, str]]:
     problems = []
-    right = ", ".join(chr(ord("a") + part.choices.index(c)) for c in part.correct) or "none"
+    right = ", ".join(letter(part.choices.index(c)) for c in part.correct) or "none"
     if grade_part(part, right).status != "correct":
         problems.append(("the expected choice does not grade correct", repr(right)))
     if part.kind == "choice":
         for index, choice in enumerate(part.choices):
-            if choice not in part.correct and grade_part(part, chr(ord("a") + index)).status != "incorrect":
+            if choice not in part.correct and grade_part(part, letter(index)).status != "incorrect":
                 problems.append((f"the wrong choice {choice!r} does not grade incorrect", ""))
     return problems
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -54,8 +55,28 @@ class Explanation:
     answers: tuple[tuple[str, Step], ...]  # (letter, step) for parts whose answer is an expression
 
 
-def letters(index: int) -> str:
-    return chr(ord("a") + index)
+def letter(index: int) -> str:
+    """The label of part or choice `index`: a…z, then aa, ab… az, ba… (never `{` or a control past z).
+
+    >>> [letter(i) for i in (0, 25, 26, 27, 51, 52, 701, 702)]
+    ['a', 'z', 'aa', 'ab', 'az', 'ba', 'zz', 'aaa']
+    """
+    label = ""
+    index += 1
+    while index:
+        index, digit = divmod(index - 1, 26)
+        label = chr(ord("a") + digit) + label
+    return label
+
+
+def letter_index(label: str) -> int | None:
+    """The index `letter` gives `label` ("aa" is 26), or None when it is not a run of a-z."""
+    if not re.fullmatch("[a-z]+", label):
+        return None
+    index = 0
+    for character in label:
+        index = index * 26 + ord(character) - ord("a") + 1
+    return index - 1
 
 
 @dataclass
@@ -85,15 +106,15 @@ def _asked(template: Template, shown: tuple[str, ...]) -> _Asked:
                 found.wanted[scope].append(name)
         derived = {d.name for d in template.derived}
         if isinstance(part.answer.tree, ast.Name) and part.answer.text.strip() in derived:
-            found.derived.append((letters(index), part.answer.text.strip(), shown[index]))
+            found.derived.append((letter(index), part.answer.text.strip(), shown[index]))
         elif isinstance(part.answer.tree, ast.Name | ast.Attribute):
             ((scope, name),) = part.answer.names
             found.asked.add((scope, name))
-            found.tags.setdefault((scope, name), []).append(letters(index))
+            found.tags.setdefault((scope, name), []).append(letter(index))
             if part.kind == "numeric":
                 found.results.setdefault((scope, name), shown[index])
         else:
-            found.expressions.append((letters(index), part.answer, shown[index]))
+            found.expressions.append((letter(index), part.answer, shown[index]))
     return found
 
 

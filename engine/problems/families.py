@@ -15,7 +15,7 @@ from pathlib import Path
 
 from perfdrill.engine.errors import TemplateError
 from perfdrill.engine.problems.question_file import FAMILIES, FAMILY_PATTERN, FAMILY_RULE, FamilyFile
-from perfdrill.engine.problems.sandbox import clean_text
+from perfdrill.engine.safe_text import safe_text
 from perfdrill.engine.schema import Where, decode
 from perfdrill.engine.yamlio import check_inside, load_yaml
 
@@ -60,7 +60,7 @@ def declared_family(folder: Path, display_root: Path | None = None) -> Family | 
         )
     data = load_yaml(path, TemplateError, display=file)
     declared = decode(data, FamilyFile, Where(file, data, TemplateError))
-    return Family(folder.name, clean_text(declared.title).strip(), clean_text(declared.description).strip())
+    return Family(folder.name, safe_text(declared.title).strip(), safe_text(declared.description).strip())
 
 
 def families_for(folder: Path, display_root: Path | None = None) -> dict[str, Family]:

@@ -26,12 +26,12 @@ from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.sandbox import (
     BoundedEnvironment,
     TextError,
-    clean_text,
     compile_bounded,
     render_bounded,
     undefined_message,
 )
 from perfdrill.engine.problems.template_names import nearest
+from perfdrill.engine.safe_text import safe_text
 
 if TYPE_CHECKING:
     from perfdrill.engine.problems.variants import Variant
@@ -192,7 +192,7 @@ def render(
     question.yaml at `line`, the line of its field, with the line within the text said in words.
     """
     if not any(mark in text for mark in ("{{", "{%", "{#")):
-        return clean_text(text).strip()  # plain text: what Jinja would give, without compiling it
+        return safe_text(text).strip()  # plain text: what Jinja would give, without compiling it
     try:
         unknown = _unknown_name(text, context)
         if unknown is not None:

@@ -11,13 +11,12 @@ or flood a terminal, each past-limit one located line naming the limit:
   MAX_STEPS of them (deterministic) or MAX_SECONDS, so nested loops and heavy filters stop, and a
   macro that calls itself ends at Python's recursion limit, as one located line;
 - output: the rendered text is at most MAX_TEXT characters, and terminal control characters are
-  stripped from it (`clean_text`).
+  stripped from it (`safe_text`).
 """
 
 from __future__ import annotations
 
 import inspect
-import re
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sized
@@ -51,17 +50,12 @@ from perfdrill.engine.problems.size_limits import (
     repeat,
     str_format,
 )
+from perfdrill.engine.safe_text import safe_text
 
 MAX_STEPS = 200_000  # loop iterations, calls, operators and filters in one rendering; a prompt needs dozens
 MAX_SECONDS = 2.0  # one rendering's wall-clock budget (a prompt takes milliseconds)
 TEMPLATE_FILE = "<template>"  # the file name Jinja2 compiles `from_string` templates under
 COUNTED = "_counted"  # the filter every loop's iterable is passed through
-
-# Whole escape sequences (CSI such as ESC[31m, OSC such as ESC]0;title BEL), then any other C0
-# control but tab and newline, DEL and C1: they recolour, move or retitle a terminal.
-_CONTROL = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
-)
 
 
 class _Budget:
@@ -98,11 +92,6 @@ def _counted(items: Iterable[Any]) -> Iterator[Any]:
 @pass_context  # never evaluated while compiling: the loop runs only when rendering
 def _counted_filter(context: jinja2.runtime.Context, items: Iterable[Any]) -> Iterator[Any]:
     return _counted(items)
-
-
-def clean_text(text: str) -> str:
-    """`text` without terminal control characters (tab and newline stay)."""
-    return _CONTROL.sub("", text)
 
 
 _REFUSED_FILTERS = ("random",)  # a random pick would change the variant a seed names
@@ -255,7 +244,7 @@ def compile_bounded(environment: jinja2.Environment, text: str) -> jinja2.Templa
 def render_bounded(template: jinja2.Template, context: Mapping[str, Any]) -> str:
     """Render within the limits, as clean text; every failure is a TextError."""
     try:
-        return clean_text(run_bounded(template, context)).strip()
+        return safe_text(run_bounded(template, context)).strip()
     except PerfdrillError as exc:  # from the engine, e.g. a quantity `given` could not compute
         raise TextError(exc.message, _template_line(exc)) from None
     except ResourceLimit as exc:

@@ -30,8 +30,8 @@ from perfdrill.engine.problems.question_file import (
     QuestionFile,
     is_question_id,
 )
-from perfdrill.engine.problems.sandbox import clean_text
 from perfdrill.engine.problems.template_names import SPEC_KEYS, check_names
+from perfdrill.engine.safe_text import safe_text
 from perfdrill.engine.schema import Where, decode
 from perfdrill.engine.yamlio import LineMap, check_inside, load_yaml, read_text
 
@@ -166,10 +166,10 @@ def load_template(
     scenarios, specs = _scenarios(question, {p.name: p.kind for p in parameters}, where)
     template = Template(
         id=question.id,
-        title=clean_text(question.title),
+        title=safe_text(question.title),
         family=question.family,
         difficulty=question.difficulty,
-        tags=tuple(clean_text(tag) for tag in question.tags),
+        tags=tuple(safe_text(tag) for tag in question.tags),
         workload=question.workload,
         parameters=parameters,
         scenario=_scenario(question, {p.name: p.kind for p in parameters}, where),
@@ -353,7 +353,7 @@ def _numeric_part(
 def _choice_part(
     fields: PartFields, common: dict[str, Any], where: Where, path: tuple[str | int, ...]
 ) -> Part:
-    choices = tuple(clean_text(c) for c in fields.choices or ())
+    choices = tuple(safe_text(c) for c in fields.choices or ())
     if (fields.answer is UNSET) == (fields.correct is UNSET):
         raise where.error(
             "a choice part needs exactly one of answer (a labelled quantity) or correct (a choice)", *path
@@ -362,11 +362,11 @@ def _choice_part(
         return Part(**common, answer=_expression(where, fields.answer, *path, "answer"), choices=choices)
     if not isinstance(fields.correct, str):
         raise where.error("a choice part has one correct choice, not a list", *path, "correct")
-    if clean_text(fields.correct) not in choices:
+    if safe_text(fields.correct) not in choices:
         raise where.error(
             f"{fields.correct!r} is not one of the choices: {', '.join(choices)}", *path, "correct"
         )
-    return Part(**common, choices=choices, correct=(clean_text(fields.correct),))
+    return Part(**common, choices=choices, correct=(safe_text(fields.correct),))
 
 
 def _multi_part(
@@ -381,11 +381,11 @@ def _multi_part(
             sweep_values=tuple(float(v) for v in fields.sweep.values),
             sweep_unit=fields.sweep.unit,
         )
-    choices = tuple(clean_text(c) for c in _required(fields, "choices", where, path))
+    choices = tuple(safe_text(c) for c in _required(fields, "choices", where, path))
     correct = _required(fields, "correct", where, path)
     if isinstance(correct, str):
         raise where.error("a multi part's correct is a list of choices", *path, "correct")
-    correct = [clean_text(label) for label in correct]
+    correct = [safe_text(label) for label in correct]
     for label in correct:
         if label not in choices:
             raise where.error(f"{label!r} is not one of the choices", *path, "correct")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from perfdrill.cli.terminal import SafeStream
 from perfdrill.engine import PerfdrillError
 
 
@@ -59,12 +62,25 @@ def build_parser(argv: Sequence[str]) -> OneLineParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    given = list(sys.argv[1:] if argv is None else argv)
+    """Run one command; everything it writes to stdout and stderr is made safe for a terminal."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(given: list[str]) -> int:
     parser = build_parser(given)
     args = parser.parse_args(given)
     if args.command is None:
         args = parser.parse_args(["practice"])  # bare `perfdrill` is the practice TUI
     handler: Callable[[argparse.Namespace], int] = args.handler
+    if threading.current_thread() is threading.main_thread():
+        # Start-up is over: Ctrl+C is KeyboardInterrupt again, which each command turns into a
+        # clean stop with exit code 130 (the app takes the signal over for itself).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return handler(args)
     except PerfdrillError as exc:

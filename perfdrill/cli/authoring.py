@@ -10,11 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 
+from perfdrill.cli import terminal
 from perfdrill.cli.options import add_questions_option, add_restriction_options, add_specs_option
 from perfdrill.cli.questions import load_questions
 from perfdrill.engine import PerfdrillError, UsageError, user_data_dir
@@ -145,7 +146,7 @@ def changes(folder: Path) -> Iterator[None]:
 
 
 def run_preview(args: argparse.Namespace) -> int:
-    console = Console()
+    console = terminal.console()
     specs = load_specs(args.specs).only(args.chip, args.model)
     if not args.watch:
         console.print(preview_view(generate(_template(args), args.seed, specs)))
@@ -159,8 +160,8 @@ def run_preview(args: argparse.Namespace) -> int:
                 (template,) = load_folders([folder], folder.parent)
                 console.print(preview_view(generate(template, args.seed, specs)))
             except PerfdrillError as exc:  # keep watching: the author is mid-edit
-                console.print(f"[red]{exc.one_line()}[/]")
-            console.print(f"[dim]watching {folder} (Ctrl+C to stop)[/]")
+                console.print(exc.one_line(), style="red")
+            console.print(f"watching {folder} (Ctrl+C to stop)", style="dim")
     except KeyboardInterrupt:
         return 0
     return 0

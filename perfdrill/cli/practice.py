@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from dataclasses import asdict
@@ -72,7 +73,13 @@ def _run_app(store: ProgressStore, args: argparse.Namespace, **options: Any) -> 
     from perfdrill.tui.app import PerfdrillApp  # Textual loads only for the app
 
     app = PerfdrillApp(store, questions=args.questions, spec_dirs=args.specs, **options)
-    app.run()
+    ending = [signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])]
+    previous = {signum: signal.signal(signum, app.end_on_signal) for signum in ending}
+    try:
+        app.run()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     store.close()
     return app.return_code or 0
 

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from perfdrill.cli import terminal
 from perfdrill.cli.options import add_specs_option
 from perfdrill.engine.model import Sourced, SpecBook, format_quantity, load_specs
 
@@ -67,10 +68,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(as_json(book, args.kind), indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = terminal.console()
     if args.kind in (None, "chips"):
         table = Table(title="Chips (dense peak FLOP/s; links one-way)")
         for column in ("id", "name", "bf16", "fp8", "memory", "bandwidth", "link"):

@@ -10,6 +10,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from perfdrill.cli import terminal
 from perfdrill.cli.omitted import lines, nothing_computed
 from perfdrill.cli.values import json_value, print_json
 from perfdrill.engine.model import display, evaluate_available
@@ -96,7 +97,6 @@ def run(args: argparse.Namespace, prepare: Callable[[list[str]], Any]) -> int:
 
 
 def _print_table(workload: str, rows: list[dict[str, Any]], columns: list[str], best: int | None) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="decode sweep", header_style="bold")
@@ -106,7 +106,7 @@ def _print_table(workload: str, rows: list[dict[str, Any]], columns: list[str], 
         style = "bold green" if row["batch"] == best else None
         cells = [display(workload, c, row[c]).replace(" tokens/s", "") for c in columns]
         table.add_row(str(row["batch"]), *cells, style=style)
-    console = Console(highlight=False)
+    console = terminal.console(highlight=False)
     console.print(table)
     if "fits" in columns and "bound" in columns:
         console.print(f"optimal batch among these: {best if best is not None else 'none fits'}")

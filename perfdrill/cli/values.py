@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from perfdrill.cli import terminal
 from perfdrill.engine.model import derivation, display, info, label
 
 
@@ -32,13 +33,12 @@ def print_results(
 ) -> None:
     """The results by the names `--json` and the omitted notes use, their values written by the one
     formatter; with `explain`, the working behind them in labels."""
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     from perfdrill.tui.wrapped import Wrapped
 
-    console = Console(highlight=False)
+    console = terminal.console(highlight=False)
     table = Table(show_header=True, header_style="bold")
     table.add_column("result")
     table.add_column("value", justify="right")
