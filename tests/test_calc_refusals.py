@@ -70,7 +70,7 @@ REFUSED = [
     ),
     (
         ["calc", "model", "--model", "deepseek-v3", "--kv-heads", "8"],
-        "--kv-heads changes none of the results",
+        "--kv-heads cannot apply to deepseek-v3: its spec gives",
     ),
     ([*DECODE, "--params", "8e9", "--vocab", "1000"], "--vocab changes none of the results of `calc decode`"),
     (

@@ -155,11 +155,13 @@ class Model(_Entry, frozen=True, kw_only=True):
         return self.experts > 1
 
     def formula_inputs(self) -> dict[str, float]:
-        """The architecture as values of engine/formulas.py's input symbols (and overrides)."""
+        """The architecture as values of engine/formulas.py's input symbols, as the spec states it.
+
+        The dense layers and their MLP width are included only where the spec states them: where it
+        does not, they follow from the other fields (formula_inputs.stated_defaults), after any
+        override, so `--layers 16` on a dense model makes all 16 layers dense.
+        """
         values: dict[str, float] = {name: float(getattr(self, name)) for name in ARCH_FIELDS}
-        dense_layers = (
-            self.layers if self.dense_layers is None and not self.is_moe else (self.dense_layers or 0)
-        )
         values.update(
             context_window=self.context_window.value,
             mlp_matrices=3.0 if self.gated_mlp else 2.0,
@@ -167,10 +169,12 @@ class Model(_Entry, frozen=True, kw_only=True):
             experts=float(self.experts),
             experts_per_token=float(self.experts_per_token),
             shared_experts=float(self.shared_experts),
-            dense_layers=float(dense_layers),
-            dense_ffn=float(self.dense_ffn if self.dense_ffn is not None else self.ffn),
             position_embeddings=float(self.position_embeddings),
         )
+        if self.dense_layers is not None:
+            values["dense_layers"] = float(self.dense_layers)
+        if self.dense_ffn is not None:
+            values["dense_ffn"] = float(self.dense_ffn)
         if self.attention_params_per_layer is not None:
             values["attention_params_per_layer"] = self.attention_params_per_layer.value
         if self.kv_elements_per_token_per_layer is not None:

@@ -13,7 +13,7 @@ from importlib import import_module
 from typing import Any
 
 from perfdrill.cli import OneLineParser
-from perfdrill.cli.calc_options import ARCH_FLAGS, HARDWARE, LINK, MODEL
+from perfdrill.cli.calc_options import ARCH_FLAGS, HARDWARE, LINK, MLP_MATRICES, MODEL, MORE_ARCH_FLAGS
 from perfdrill.cli.calc_spec import Option, Subcommand
 from perfdrill.cli.calc_table import SUBCOMMANDS
 from perfdrill.cli.omitted import Hints, lines, nothing_computed, phrase, suppliers
@@ -145,9 +145,11 @@ def _link(values: dict[str, Any], chip: Chip | None) -> Part:
 
 
 def _model(values: dict[str, Any], book: SpecBook) -> Part:
-    arch = {name: values[name] for name in (*ARCH_FLAGS, "experts", "experts_per_token") if values[name]}
+    arch = {name: values[name] for name in (*ARCH_FLAGS, *MORE_ARCH_FLAGS) if values[name] is not None}
     if values["tied_embeddings"]:
         arch["tied_embeddings"] = 1
+    if values["mlp"] is not None:
+        arch["mlp_matrices"] = MLP_MATRICES[values["mlp"]]
     weight_dtype = values["weight_dtype"] or values["dtype"]
     inputs = model_inputs(
         book.model(values["model"]) if values["model"] else None,

@@ -12,6 +12,17 @@ from perfdrill.engine.model import COMPUTE_DTYPES, DTYPE_BYTES, INPUTS
 
 DTYPES = tuple(DTYPE_BYTES)
 ARCH_FLAGS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab")
+# Whole-number architecture flags beyond ARCH_FLAGS (0 is a value: no shared experts, no dense layer)
+MORE_ARCH_FLAGS = (
+    "experts",
+    "experts_per_token",
+    "shared_experts",
+    "dense_layers",
+    "dense_ffn",
+    "position_embeddings",
+)
+MLP_MATRICES = {"gated": 3, "plain": 2}
+STATED_DEFAULTS = {"kv_heads": " (default --heads)", "head_dim": " (default --d-model / --heads)"}
 
 HARDWARE = Group(
     "hardware (explicit values override --chip)",
@@ -80,15 +91,39 @@ MODEL = Group(
         *(
             Option(
                 f"--{name.replace('_', '-')}",
-                INPUTS[name][1],
+                INPUTS[name][1] + STATED_DEFAULTS.get(name, ""),
                 whole(),
                 (name, "dense_" + name) if name in ("layers", "ffn") else (name,),
                 "N",
             )
             for name in ARCH_FLAGS
         ),
+        Option(
+            "--mlp",
+            "gated (3 matrices: SwiGLU, GeGLU; the default) or plain (2: GPT-2, OPT, BLOOM)",
+            supplies=("mlp_matrices",),
+            choices=tuple(MLP_MATRICES),
+        ),
         Option("--experts", "routed experts per MoE layer", whole(), ("experts",), "E"),
         Option("--experts-per-token", "routed experts each token uses", whole(), ("experts_per_token",), "K"),
+        Option(
+            "--shared-experts", "experts every token uses (default 0)", whole(0), ("shared_experts",), "N"
+        ),
+        Option(
+            "--dense-layers",
+            "layers with a dense MLP (default: all of a dense model, none of a mixture of experts)",
+            whole(0),
+            ("dense_layers",),
+            "N",
+        ),
+        Option("--dense-ffn", "MLP width of the dense layers (default --ffn)", whole(), ("dense_ffn",), "N"),
+        Option(
+            "--position-embeddings",
+            "rows of a learned position table (GPT-2, GPT-3; default 0)",
+            whole(0),
+            ("position_embeddings",),
+            "N",
+        ),
         Option(
             "--tied-embeddings",
             "the LM head reuses the embedding",
