@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
@@ -16,9 +17,9 @@ from perfdrill.cli import OneLineParser
 from perfdrill.cli.calc_options import ARCH_FLAGS, HARDWARE, LINK, MLP_MATRICES, MODEL, MORE_ARCH_FLAGS
 from perfdrill.cli.calc_spec import Option, Subcommand
 from perfdrill.cli.calc_table import SUBCOMMANDS
-from perfdrill.cli.omitted import Hints, lines, nothing_computed, phrase, suppliers
+from perfdrill.cli.omitted import Hints, lines, phrase, suppliers
 from perfdrill.cli.options import add_specs_option
-from perfdrill.cli.values import json_value, print_json, print_results
+from perfdrill.cli.values import print_json, print_results
 from perfdrill.engine import UsageError
 from perfdrill.engine.model import (
     Chip,
@@ -45,12 +46,16 @@ class _CalcParser(OneLineParser):
         self._negative_number_matcher = re.compile(r"^-\.?\d")
 
 
-def register(commands: Any) -> None:
+def register(commands: Any, argv: Sequence[str] = ()) -> None:
+    """`calc` and its subcommands: only the one `argv` names when it names one (building all of
+    them took most of an in-process run), else all (for `--help` and to list them in an error)."""
     calc = commands.add_parser("calc", help="evaluate the performance model directly")
     subs = calc.add_subparsers(
         dest="calc_command", metavar="SUBCOMMAND", required=True, parser_class=_CalcParser
     )
-    for spec in SUBCOMMANDS.values():
+    words = [arg for arg in argv if not arg.startswith("-")]
+    named = words[words.index("calc") + 1 : words.index("calc") + 2] if "calc" in words else []
+    for spec in [SUBCOMMANDS[named[0]]] if named and named[0] in SUBCOMMANDS else SUBCOMMANDS.values():
         sub = subs.add_parser(spec.name, help=spec.help, description=spec.help)
         for group in spec.groups:
             section = sub.add_argument_group(group.title)
@@ -247,15 +252,18 @@ def _hints(
     return Hints(workload, inputs, supplied_by, order, zero_inputs)
 
 
-def prepare(spec: Subcommand, args: argparse.Namespace, wanted: list[str]) -> Calculation:
+def prepare(
+    spec: Subcommand, args: argparse.Namespace, wanted: list[str], book: SpecBook | None = None
+) -> Calculation:
     """Read the options, gather the inputs, and refuse any option that cannot apply."""
     values, given = _read(spec, args)
     workload = spec.workload_for(args)
-    missing = [q for q in wanted if q not in computed(workload)]
+    formulas = set(computed(workload))
+    missing = [q for q in wanted if q not in formulas]
     if missing:
         switches = " ".join(o.flag for o in spec.all_options() if o.switch and values[o.dest])
         raise UsageError(f"calc {spec.name} {switches}: these options do not combine")
-    inputs, echo = _gather(spec, values, load_specs(args.specs))
+    inputs, echo = _gather(spec, values, book or load_specs(args.specs))
     for name, quantities in spec.zero_means_zero.items():
         if inputs.get(name) == 0:
             inputs.update({q: 0.0 for q in quantities if q not in inputs})
@@ -277,25 +285,16 @@ def run(args: argparse.Namespace) -> int:
     if spec.runner is not None:
         runner = import_module(f"perfdrill.cli.{spec.runner}")
         return int(runner.run(args, lambda wanted: prepare(spec, args, wanted)))
-    pairs = spec.pairs(args)
-    calculation = prepare(spec, args, [q for _, q in pairs])
-    workload, inputs = calculation.workload, calculation.inputs
-    available = evaluate_available(workload, inputs, [q for _, q in pairs])
-    values = available.values
-    omitted: dict[str, list[str]] = {}
-    reasons: dict[str, str] = {}
-    for result, quantity in pairs:
-        if quantity not in values:
-            omitted[result], reasons[result] = calculation.hints.omission(result, quantity, available)
-    shown = [(r, q) for r, q in pairs if q in values]
-    if not shown:
-        raise nothing_computed(omitted, reasons)
+    from perfdrill.calc import compute  # the Python API's path: the command only prints its results
+
+    results = compute(spec, args, load_specs(args.specs))
     if args.json:
-        results = {r: json_value(workload, q, values[q]) for r, q in shown}
-        print_json(calculation.echo, results, omitted, calculation.notes)
+        print_json(results.to_dict())
         return 0
-    given = set(inputs) | (set() if spec.model_level else MODEL_LEVEL)
-    print_results(workload, shown, values, given, explain=args.explain)
-    for line in [*lines(omitted, reasons), *calculation.notes]:
+    shown = [(name, result.quantity) for name, result in results.items()]
+    workload = next(iter(results.values())).workload
+    given = set(results.formula_inputs) | (set() if spec.model_level else MODEL_LEVEL)
+    print_results(workload, shown, results.evaluated, given, explain=args.explain)
+    for line in [*lines(results.omitted, results.reasons), *results.notes]:
         print(line)
     return 0

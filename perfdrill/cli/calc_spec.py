@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from perfdrill.cli.numbers import Reader
@@ -34,7 +35,7 @@ class Option:
     switch: bool = False
     echo: str | None = None  # its key in the JSON `inputs`, when not its own name
 
-    @property
+    @cached_property  # read for every option of every calculation
     def dest(self) -> str:
         return self.flag.removeprefix("--").replace("-", "_")
 
@@ -96,7 +97,11 @@ class Subcommand:
 
     def all_options(self) -> list[Option]:
         """Its options, the groups' first, without the excluded ones."""
-        return [o for g in self.groups for o in g.options if o.flag not in self.exclude] + list(self.options)
+        return list(self._options)
+
+    @cached_property
+    def _options(self) -> tuple[Option, ...]:
+        return (*(o for g in self.groups for o in g.options if o.flag not in self.exclude), *self.options)
 
     def choose(self, args: Any, default: str, variants: tuple[When, ...]) -> str:
         return next((w.use for w in variants if getattr(args, w.dest, None) == w.value), default)
