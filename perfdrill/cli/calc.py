@@ -17,6 +17,7 @@ from perfdrill.cli import OneLineParser
 from perfdrill.cli.calc_options import ARCH_FLAGS, HARDWARE, LINK, MLP_MATRICES, MODEL, MORE_ARCH_FLAGS
 from perfdrill.cli.calc_spec import Option, Subcommand
 from perfdrill.cli.calc_table import SUBCOMMANDS
+from perfdrill.cli.calc_unused import unused_note
 from perfdrill.cli.omitted import Hints, lines, phrase, suppliers
 from perfdrill.cli.options import add_specs_option
 from perfdrill.cli.values import print_json, print_results
@@ -57,13 +58,15 @@ def register(commands: Any, argv: Sequence[str] = ()) -> None:
     named = words[words.index("calc") + 1 : words.index("calc") + 2] if "calc" in words else []
     for spec in [SUBCOMMANDS[named[0]]] if named and named[0] in SUBCOMMANDS else SUBCOMMANDS.values():
         sub = subs.add_parser(spec.name, help=spec.help, description=spec.help)
+        offered = {option.flag for option in spec.all_options()}
         for group in spec.groups:
             section = sub.add_argument_group(group.title)
             for option in group.options:
-                if option.flag not in spec.exclude:
+                if option.flag in offered:
                     _add(section, option)
         for option in spec.options:
-            _add(sub, option)
+            if option.flag in offered:
+                _add(sub, option)
         output = sub.add_argument_group("output")
         output.add_argument("--json", action="store_true", help="values in base units as JSON")
         output.add_argument("--explain", action="store_true", help="show each formula worked through")
@@ -98,7 +101,8 @@ class Calculation:
 
 def _read(spec: Subcommand, args: argparse.Namespace) -> tuple[dict[str, Any], set[str]]:
     """Each option's value (typed text read strictly, or its default) and the flags given."""
-    values: dict[str, Any] = {}
+    # options no result reads are not offered; the groups still see their defaults
+    values: dict[str, Any] = {o.dest: False if o.switch else o.default for o in spec.unread_options}
     given: set[str] = set()
     for option in spec.all_options():
         raw = getattr(args, option.dest)
@@ -198,32 +202,16 @@ def _gather(spec: Subcommand, values: dict[str, Any], book: SpecBook) -> Part:
     return inputs, echo
 
 
-def _check_every_option_applies(
+def _check_the_counts(
     spec: Subcommand,
     workload: str,
     wanted: list[str],
     inputs: dict[str, Any],
     given: set[str],
-    model: str | None,
 ) -> None:
-    """An option that changes no result is refused, with what overrides it, rather than echoed and ignored."""
+    """Refuse what cannot hold together: a total without the active count of a mixture of
+    experts, an active count above the total."""
     reached = dependencies(workload, wanted, inputs)
-    options = spec.all_options()
-    for option in options:
-        if option.flag not in given or not option.supplies or reached & set(option.supplies):
-            continue
-        above = {
-            name
-            for name in computed(workload)
-            if name in inputs and set(option.supplies) & dependencies(workload, [name])
-        }
-        flags = [o.flag for o in options if o.flag in given and set(o.supplies) & above and o is not option]
-        reason = ""
-        if flags:
-            reason = f": {' and '.join(flags)} give{'s' if len(flags) == 1 else ''} what it would change"
-        elif above and model:
-            reason = f": the {model} spec gives what it would change directly"
-        raise UsageError(f"{option.flag} changes none of the results of `calc {spec.name}`{reason}")
     moe = inputs.get("experts", 1) > 1
     if moe and "--params" in given and "--active-params" not in given and "active_params" in reached:
         raise UsageError(
@@ -267,9 +255,10 @@ def prepare(
     for name, quantities in spec.zero_means_zero.items():
         if inputs.get(name) == 0:
             inputs.update({q: 0.0 for q in quantities if q not in inputs})
-    _check_every_option_applies(spec, workload, wanted, inputs, given, values.get("model"))
+    unused = unused_note(spec, workload, wanted, inputs, given)
+    _check_the_counts(spec, workload, wanted, inputs, given)
     hints = _hints(spec, workload, inputs, values, given)
-    notes = []
+    notes = [] if unused is None else [unused]
     for neglect in spec.neglect:
         if neglect.only is not None and getattr(args, neglect.only.dest) != neglect.only.value:
             continue
