@@ -157,6 +157,8 @@ def test_calc_prints_strict_json_within_the_contract_or_one_line(args: list[str]
         assert out.getvalue().strip() and err.getvalue() == ""
     elif code == 0:
         data = json.loads(out.getvalue(), parse_constant=_refuse)
+        assert list(data) == ["schema", "inputs", "results", "omitted", "notes"]  # docs/calc-json.md
+        assert data["schema"] == 2
         contract = CONTRACT[args[1]]
         assert set(data["results"]) <= contract
         assert set(data["omitted"]) <= contract | SWEEP_COLUMNS

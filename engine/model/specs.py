@@ -136,7 +136,8 @@ class Model(_Entry, frozen=True, kw_only=True):
     head_dim: Positive
     ffn: Positive
     vocab: Positive
-    gated_mlp: bool
+    gated_mlp: bool | None = None  # or `mlp`: one of the two is required (_checked)
+    mlp: Literal["gated", "plain"] | None = None  # the same as `--mlp`: gated is 3 matrices, plain 2
     tied_embeddings: bool
     experts: Positive = 1
     experts_per_token: Positive = 1
@@ -363,4 +364,12 @@ def _checked(model: Model, where: Where) -> Model:
         raise where.error(f"must not exceed experts ({model.experts})", *path, "experts_per_token")
     if model.dense_layers is not None and model.dense_layers > model.layers:
         raise where.error(f"must not exceed layers ({model.layers})", *path, "dense_layers")
+    if model.mlp is None and model.gated_mlp is None:
+        raise where.absent(
+            "missing: give `mlp: gated` or `mlp: plain` (or gated_mlp: true/false)", "mlp", *path
+        )
+    if model.mlp is not None and model.gated_mlp is not None and (model.mlp == "gated") != model.gated_mlp:
+        raise where.error(f"disagrees with gated_mlp: {str(model.gated_mlp).lower()}", *path, "mlp")
+    if model.gated_mlp is None:
+        return msgspec.structs.replace(model, gated_mlp=model.mlp == "gated")
     return model

@@ -8,7 +8,7 @@ from __future__ import annotations
 from perfdrill.cli.calc_spec import Group, Option, Result, When
 from perfdrill.cli.numbers import fraction, not_negative, quantity, whole
 from perfdrill.engine import UsageError
-from perfdrill.engine.model import COMPUTE_DTYPES, DTYPE_BYTES, INPUTS
+from perfdrill.engine.model import COMPUTE_DTYPES, DTYPE_BYTES, INPUTS, parse_quantity
 
 DTYPES = tuple(DTYPE_BYTES)
 ARCH_FLAGS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab")
@@ -84,6 +84,14 @@ WEIGHT_DTYPE = Option(
     choices=DTYPES,
 )
 
+
+def kv_bytes_per_token(text: str, flag: str) -> float:
+    """A KV size per token, or 0 for a model run without a KV cache (a prefill that keeps none)."""
+    if parse_quantity(text, "byte/token", what=flag) == 0:
+        return 0.0
+    return quantity("byte/token")(text, flag)
+
+
 MODEL = Group(
     "model (architecture flags override --model)",
     (
@@ -146,8 +154,8 @@ MODEL = Group(
         ),
         Option(
             "--kv-bytes-per-token",
-            "KV cache bytes per token, e.g. '128 KiB'",
-            quantity("byte/token"),
+            "KV cache bytes per token, e.g. '128 KiB' (0: no KV cache)",
+            kv_bytes_per_token,
             ("kv_bytes_per_token",),
             "Q",
         ),

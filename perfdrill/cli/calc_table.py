@@ -153,11 +153,10 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             (
                 Option(
                     "--tokens",
-                    "training tokens, e.g. 15e12",
+                    "training tokens, e.g. 15e12 (memory needs none)",
                     quantity("token"),
                     ("tokens",),
                     "D",
-                    required=True,
                 ),
                 Option(
                     "--bytes-per-param",
