@@ -78,11 +78,17 @@ REFUSED = [
         [*DECODE, "--params", "8e9", "--vocab", "1000"],
         "these options disagree: params is 8B\u00a0params by --params, but --vocab gives 6.99B\u00a0params",
     ),
-    # no result of a ridge point ever reads a memory size: it is not offered
-    (["calc", "roofline", *H100, "--memory", "80 GB"], "unrecognized arguments: --memory 80 GB"),
+    # no result of a prefill ever reads a memory size: it is not offered
+    (
+        ["calc", "prefill", *H100, *LLAMA, "--batch", "1", "--prompt", "8", "--memory", "80 GB"],
+        "unrecognized arguments: --memory 80 GB",
+    ),
     ([*DECODE, "--per-op", "--no-overlap"], "--per-op --no-overlap: these options do not combine"),
     # nothing the inputs determine
-    (["calc", "roofline"], "nothing can be computed from these options; ridge_point: give --chip or --flops"),
+    (
+        ["calc", "roofline"],
+        "nothing can be computed from these options; system_flops: give --flops or --chip",
+    ),
     ([*COLLECTIVE[:-2], "--bytes", "1 GB", "--chip", "l4"], "time: give --link-bandwidth"),
 ]
 

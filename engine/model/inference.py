@@ -185,6 +185,23 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             whole=True,
         ),
         define(
+            "inference_min_chips",
+            ceiling(q("memory_required") / SYM["memory_capacity"]),
+            "1",
+            "fewest chips whose memory holds the weights and these KV caches",
+            exact=CountRule(
+                "chips",
+                False,
+                "memory_required",
+                "system_memory",
+                fails="with chips = {value} there is {have} of memory but the weights and caches need {need}",
+                holds="with chips = {value} there is {have} of memory for the {need} needed,"
+                " so fewer chips suffice",
+            ),
+            label="fewest chips to serve",
+            whole=True,
+        ),
+        define(
             "sequence_time_margin",
             q("flops_per_sequence") / q("system_flops")
             - SYM["context"] * q("kv_bytes_per_token") / q("system_bandwidth"),

@@ -22,6 +22,7 @@ from perfdrill.engine.model.collectives import (
 from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
 from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
+from perfdrill.engine.model.ici import ICI_COLLECTIVES
 from perfdrill.engine.model.inefficiencies import (
     DECODE_LAUNCH,
     FP32_MATMUL,
@@ -248,6 +249,7 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "pipeline": lambda: PIPELINE,
     "dp_overlap": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *DP_OVERLAP],
     "tp_overlap": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE, *TP_OVERLAP],
+    "ici_collective": lambda: ICI_COLLECTIVES,  # issue 22: TPU tori, the scaling book's model
     "collective_latency": lambda: [*GROUP_COLLECTIVE, *ALPHA_BETA, *BUS_BANDWIDTH],
     "sharded_collectives": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *SHARDED_COLLECTIVES],
     "hierarchical_collective": lambda: [*MODEL, *GRADIENT_SYNC, *HIERARCHICAL],
