@@ -35,8 +35,8 @@ def run_arrays(spec: Any, options: Mapping[str, Any], arrays: Mapping[str, Any],
     flat = {dest: grid.ravel() for dest, grid in zip(arrays, grids, strict=True)}
     low = scalar({**options, **{d: v.min() for d, v in flat.items()}})
     high = scalar({**options, **{d: v.max() for d, v in flat.items()}})
-    for dest, values in flat.items():  # a reader refuses 2.5 batches or NaN with its own message
-        odd = values[np.isnan(values) | (values != np.floor(values))]
+    for dest, column in flat.items():  # a reader refuses 2.5 batches or NaN with its own message
+        odd = column[np.isnan(column) | (column != np.floor(column))]
         if odd.size:
             scalar({**options, dest: float(odd[0])})
     inputs = _vector_inputs(low, high, flat, shape)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import sympy
-from sympy import Min, ceiling
+from sympy import Min
 
 from perfdrill.engine.model.attention import ATTENTION_DECODE, FLASH_ATTENTION_IO
 from perfdrill.engine.model.collectives import (
@@ -20,7 +20,6 @@ from perfdrill.engine.model.collectives import (
     TP_DECODE,
 )
 from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
-from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
 from perfdrill.engine.model.ici import ICI_COLLECTIVES
 from perfdrill.engine.model.inefficiencies import (
@@ -36,7 +35,7 @@ from perfdrill.engine.model.inefficiencies import (
     VERDICT,
     decode_diagnosis,
 )
-from perfdrill.engine.model.inference import decode, prefill
+from perfdrill.engine.model.inference import decode, fewest_chips, prefill
 from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
 from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
@@ -125,22 +124,11 @@ TRAIN = [
         "weights, gradients and optimizer state",
         label="memory needed",
     ),
-    define(
+    fewest_chips(
         "min_chips",
-        ceiling(q("memory_required") / SYM["memory_capacity"]),
-        "1",
         "chips whose memory holds the training state",
-        exact=CountRule(
-            "chips",
-            False,
-            "memory_required",
-            "system_memory",
-            fails="with chips = {value} there is {have} of memory but the training state needs {need}",
-            holds="with chips = {value} there is {have} of memory for the {need} needed,"
-            " so fewer chips suffice",
-        ),
-        label="fewest chips",
-        whole=True,
+        "the training state needs {need}",
+        "fewest chips",
     ),
 ]
 
