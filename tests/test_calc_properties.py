@@ -82,6 +82,10 @@ CONTRACT = {
     "mfu": {"training_throughput", "achieved_flops", "achieved_mfu", "mfu_verdict"},
     "chinchilla": {"compute_budget", "chinchilla_params", "chinchilla_tokens"},
     "ici": {"time", "bandwidth_time", "latency_time", "bandwidth"},  # issue 22
+    "ici-limits": {
+        *("ici_intensity", "dp_min_batch_per_chip", "dp_max_chips", "tp_max_degree"),
+        "mixed_min_batch_per_chip",
+    },
 }
 SWEEP_COLUMNS = {
     "compute_time",
@@ -102,6 +106,7 @@ SENSIBLE = {
     "--memory": ["80e9", "16 GB"],
     "--link-bandwidth": ["450 GB/s", "45e9"],
     "--hop-latency": ["1 us", "5e-7"],
+    "--batch-tokens": ["16e6", "4M tokens"],
     "--bytes": ["1 GB", "1e6"],
     "--params": ["7e9", "70e9", "124e6"],
     "--active-params": ["1e9", "13e9"],

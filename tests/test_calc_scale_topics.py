@@ -115,3 +115,28 @@ def test_fewest_chips_to_serve_and_system_rates(run_cli) -> None:
     assert rates["system_flops"] == pytest.approx(3.956e15)
     assert rates["system_bandwidth"] == pytest.approx(8 * 3.35e12)
     assert rates["system_memory"] == 8 * 80e9
+
+
+V5P = ["calc", "ici-limits", "--flops", "4.59e14", "--link-bandwidth", "90 GB/s"]  # 9e10 one way a link
+
+
+def test_data_parallelism_limits_on_tpu_v5p(run_cli) -> None:
+    """jax-ml/scaling-book training.md: for TPU v5p C / W = 4.59e14 / (2 x 9e10) = 2,550, so a
+    data-parallel (or FSDP) batch per chip must be at least 2,550 tokens; over all three axes 850,
+    and a 16M-token batch splits over 16e6 / 850 = 18,823 chips."""
+    one = _results(run_cli, *V5P)
+    assert one["ici_intensity"] == pytest.approx(2550)
+    assert one["dp_min_batch_per_chip"] == pytest.approx(2550)
+    three = _results(run_cli, *V5P, "--axes", "3", "--batch-tokens", "16e6")
+    assert three["dp_min_batch_per_chip"] == pytest.approx(850)
+    assert int(three["dp_max_chips"]) == 18_823
+
+
+def test_tensor_parallelism_and_mixed_limits(run_cli) -> None:
+    """training.md: tensor parallelism is compute-bound while Y < F / 2550 ("the required F for
+    8-way model sharding is 20k": 8 x 2,550 = 20,400; Gemma 7B's F ≈ 50k binds near 19-way);
+    FSDP mixed with TP holds down to 2 x 2550² / F tokens per chip, "around 396" for F = 32,768."""
+    assert _results(run_cli, *V5P, "--ffn", "20400")["tp_max_degree"] == pytest.approx(8)
+    assert _results(run_cli, *V5P, "--ffn", "50000")["tp_max_degree"] == pytest.approx(19.6, abs=0.05)
+    mixed = _results(run_cli, *V5P, "--ffn", "32768")["mixed_min_batch_per_chip"]
+    assert mixed == pytest.approx(2 * 2550**2 / 32768) and int(mixed) == 396

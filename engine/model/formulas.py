@@ -94,6 +94,9 @@ INPUTS: dict[str, tuple[str, str]] = {
     "ici_link_bandwidth": ("byte/s", "one-way bandwidth of one ICI link (one axis, one direction)"),
     "ici_axes": ("1", "torus axes the collective spans, each with a wraparound link"),
     "ici_axis_size": ("1", "chips along each of those axes"),
+    "batch_tokens": ("token", "tokens in one training batch, all chips together"),
+    "fsdp_axes": ("1", "ICI axes given to fully-sharded data parallelism (M_X)"),
+    "tp_axes": ("1", "ICI axes given to tensor parallelism (M_Y)"),
     "nodes": ("1", "nodes joined by the scale-out network"),
     "network_bandwidth": ("byte/s", "one-way scale-out (InfiniBand) bandwidth of one GPU's NIC"),
     "sm_count": ("1", "streaming multiprocessors (SMs) on the chip"),
@@ -150,6 +153,9 @@ INPUT_LABELS: dict[str, str] = {
     "ici_link_bandwidth": "ICI link bandwidth",
     "ici_axes": "torus axes",
     "ici_axis_size": "chips per axis",
+    "batch_tokens": "batch tokens",
+    "fsdp_axes": "FSDP axes",
+    "tp_axes": "TP axes",
     "layers": "layers",
     "dense_layers": "dense layers",
     "d_model": "model width",
@@ -205,7 +211,7 @@ WHOLE_INPUTS = frozenset({
     "vocab", "mlp_matrices", "experts", "experts_per_token", "shared_experts", "position_embeddings",
     "batch", "context", "prompt", "tokens", "m", "k", "n", "elements", "inputs", "outputs", "kernels",
     "participants", "loop_iterations", "sequence", "node_chips", "context_window", "draft_tokens",
-    "ici_axes", "ici_axis_size",
+    "ici_axes", "ici_axis_size", "fsdp_axes", "tp_axes",
 })
 # fmt: on
 

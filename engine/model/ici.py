@@ -60,3 +60,45 @@ ICI_COLLECTIVES = [
         label="all-to-all time",
     ),
 ]
+
+# When data, fully-sharded data and tensor parallelism over ICI stay compute-bound (scaling-book
+# training.md): α = C / W_ICI is the ICI's arithmetic intensity (2,550 on TPU v5p). DP and FSDP need
+# more than α / axes tokens per chip; tensor parallelism at most axes·F / α ways; FSDP mixed with
+# tensor parallelism over M_X and M_Y axes at least 4α² / (F·M_X·M_Y) tokens per chip.
+ICI_PARALLELISM = [
+    define(
+        "ici_intensity",
+        SYM["peak_flops"] / (2 * SYM["ici_link_bandwidth"]),
+        "FLOP/byte",
+        "one chip's FLOP/s over the bidirectional bandwidth of one ICI axis (α)",
+        label="ICI intensity",
+    ),
+    define(
+        "dp_min_batch_per_chip",
+        q("ici_intensity") / _AXES,
+        "token",
+        "the fewest tokens per chip at which data (or fully-sharded data) parallelism stays compute-bound",
+        label="least batch per chip for DP/FSDP",
+    ),
+    define(
+        "dp_max_chips",
+        SYM["batch_tokens"] / q("dp_min_batch_per_chip"),
+        "1",
+        "the most chips a batch can be split over by data parallelism before communication binds",
+        label="most chips for DP/FSDP",
+    ),
+    define(
+        "tp_max_degree",
+        _AXES * SYM["ffn"] / q("ici_intensity"),
+        "1",
+        "the most ways tensor parallelism can split the MLP before communication binds",
+        label="most TP ways",
+    ),
+    define(
+        "mixed_min_batch_per_chip",
+        4 * q("ici_intensity") ** 2 / (SYM["ffn"] * SYM["fsdp_axes"] * SYM["tp_axes"]),
+        "token",
+        "the fewest tokens per chip at which FSDP mixed with tensor parallelism stays compute-bound",
+        label="least batch per chip for FSDP + TP",
+    ),
+]

@@ -21,7 +21,7 @@ from perfdrill.engine.model.collectives import (
 )
 from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
-from perfdrill.engine.model.ici import ICI_COLLECTIVES
+from perfdrill.engine.model.ici import ICI_COLLECTIVES, ICI_PARALLELISM
 from perfdrill.engine.model.inefficiencies import (
     DECODE_LAUNCH,
     FP32_MATMUL,
@@ -238,6 +238,7 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "dp_overlap": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *DP_OVERLAP],
     "tp_overlap": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE, *TP_OVERLAP],
     "ici_collective": lambda: ICI_COLLECTIVES,  # issue 22: TPU tori, the scaling book's model
+    "ici_parallelism": lambda: ICI_PARALLELISM,
     "collective_latency": lambda: [*GROUP_COLLECTIVE, *ALPHA_BETA, *BUS_BANDWIDTH],
     "sharded_collectives": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *SHARDED_COLLECTIVES],
     "hierarchical_collective": lambda: [*MODEL, *GRADIENT_SYNC, *HIERARCHICAL],
