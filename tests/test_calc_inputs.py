@@ -128,3 +128,15 @@ def test_the_json_names_its_schema(run_cli, args: list[str]) -> None:
     data = _json(run_cli, *args)
     assert list(data) == ["schema", "inputs", "results", "omitted", "notes"]
     assert data["schema"] == 2  # docs/calc-json.md: 2 added this field
+
+
+def test_a_yaml_mlp_that_contradicts_gated_mlp_is_refused_with_its_line(run_cli, tmp_path: Path) -> None:
+    (tmp_path / "tiny.yaml").write_text(
+        "models:\n  tiny:\n    name: tiny\n    source: test\n    layers: 2\n    d_model: 64\n"
+        "    heads: 4\n    kv_heads: 4\n    head_dim: 16\n    ffn: 256\n    vocab: 1000\n"
+        "    context_window: {value: 2048, source: test}\n    mlp: plain\n    gated_mlp: true\n"
+        "    tied_embeddings: true\n"
+    )
+    code, out, err = run_cli("calc", "model", "--specs", str(tmp_path), "--model", "tiny")
+    assert (code, out) == (2, "")
+    assert "tiny.yaml:13: models.tiny.mlp: disagrees with gated_mlp: true" in err
