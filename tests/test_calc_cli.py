@@ -107,8 +107,10 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
                 "15e12",
                 "--mfu",
                 "0.4",
+                *("--batch", "8", "--sequence", "4096"),
             ],
-            {"flops", "time", "memory_required", "min_chips"},
+            {"flops", "time", "memory_required", "min_chips", "checkpointed_time"}
+            | {"activation_memory", "checkpointed_activation_memory"},
         ),
         (
             [

@@ -140,3 +140,18 @@ def test_tensor_parallelism_and_mixed_limits(run_cli) -> None:
     assert _results(run_cli, *V5P, "--ffn", "50000")["tp_max_degree"] == pytest.approx(19.6, abs=0.05)
     mixed = _results(run_cli, *V5P, "--ffn", "32768")["mixed_min_batch_per_chip"]
     assert mixed == pytest.approx(2 * 2550**2 / 32768) and int(mixed) == 396
+
+
+def test_training_activation_memory_with_and_without_checkpointing(run_cli) -> None:
+    """GPT-3 175B (96 layers, d 12,288, 96 heads), one 2,048-token sequence, by Korthikanti et al.
+    2022 eq. 1: s·b·h·(34 + 5·a·s/h) = 2048 x 12,288 x (34 + 80) = 2,868,903,936 B a layer,
+    x 96 = 275,414,777,856 B; full checkpointing keeps 2·s·b·h a layer, 96 x 50,331,648 =
+    4,831,838,208 B, plus one layer rebuilt: 7,700,742,144 B. Its 300B training tokens take
+    3.14e23 FLOP (Brown et al. 2020, table D.1)."""
+    gpt3 = ["calc", "train", "--model", "gpt3-175b", "--chip", "h100-sxm", "--tokens", "300e9"]
+    result = _results(run_cli, *gpt3, "--batch", "1", "--sequence", "2048")
+    assert result["activation_memory"] == 275_414_777_856
+    assert result["checkpointed_activation_memory"] == 7_700_742_144
+    assert result["flops"] == pytest.approx(3.14e23, rel=0.005)
+    # checkpointing recomputes the forward: 8·N·D instead of 6·N·D
+    assert result["checkpointed_time"] == pytest.approx(result["time"] * 8 / 6)

@@ -157,8 +157,18 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "train",
             "training time and memory",
             "train",
-            tuple(Result(n, n) for n in ("flops", "time", "memory_required", "min_chips")),
+            tuple(
+                Result(n, n)
+                for n in (
+                    *("flops", "time", "memory_required", "min_chips"),
+                    *("activation_memory", "checkpointed_activation_memory", "checkpointed_time"),
+                )
+            ),
             (
+                Option("--batch", "sequences per step (for activation memory)", whole(), ("batch",), "B"),
+                Option(
+                    "--sequence", "tokens per sequence (for activation memory)", whole(), ("sequence",), "S"
+                ),
                 Option(
                     "--tokens",
                     "training tokens, e.g. 15e12 (memory needs none)",
