@@ -44,18 +44,16 @@ class Result:
         return float(self.value)
 
     def __str__(self) -> str:
-        """As the command's table writes it: "15.1 ms", "memory"."""
-        if hasattr(self.value, "shape"):
+        """As the command's table writes it: "15.1 ms", "memory", "yes"."""
+        if isinstance(self.value, bool):
+            return "yes" if self.value else "no"
+        if isinstance(self.value, str) or hasattr(self.value, "shape"):
             return str(self.value)
-        return display(self.workload, self.quantity, _raw(self.value))
+        return display(self.workload, self.quantity, self.value)
 
     def to_dict(self) -> dict[str, Any]:
         value = self.value.tolist() if hasattr(self.value, "tolist") else self.value
         return {"value": value, "unit": self.unit}
-
-
-def _raw(value: Any) -> Any:
-    return {True: 1.0, False: 0.0, "compute": 1.0, "memory": 0.0}.get(value, value)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ def test_decode_returns_typed_results_with_units() -> None:
     assert step.step_time.value == pytest.approx((WEIGHTS + 64 * 4096 * KV_PER_TOKEN) / 3.35e12)
     assert step.step_time.unit == "s"
     assert str(step.step_time) == "15.1\u00a0ms"  # a no-break space, as the table writes it
-    assert step["bound"].value == "memory" and step.bound.unit is None
+    assert step["bound"].value == "memory" and step.bound.unit is None and str(step.bound) == "memory"
+    assert str(step.fits) == "yes"
     assert step.fits.value is True
     assert step.kv_cache_bytes.value == 64 * 4096 * KV_PER_TOKEN
     assert float(step.weight_bytes) == WEIGHTS
