@@ -120,6 +120,10 @@ def run(subcommand: str, /, *, specs: tuple[str | Path, ...] = (), **options: An
     missing = [dest for dest, option in known.items() if option.required and options.get(dest) is None]
     if missing:
         raise UsageError(f"calc {name} needs {', '.join(missing)}")
+    for dest, value in options.items():  # what argparse checks for the command
+        choices = known[dest].choices
+        if choices is not None and value is not None and value not in choices:
+            raise UsageError(f"calc {name}: {dest}={value!r} is not one of {', '.join(choices)}")
     arrays = {dest: value for dest, value in options.items() if _is_array(value)}
     book = _book(tuple(Path(p) for p in specs))
     if arrays:

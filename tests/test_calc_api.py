@@ -53,6 +53,10 @@ def test_bad_input_raises_the_command_s_one_line() -> None:
         perfdrill.calc.decode(**LLAMA_8B, bach=1, context=10)
     with pytest.raises(UsageError, match="needs batch"):
         perfdrill.calc.decode(**LLAMA_8B, context=10)
+    with pytest.raises(UsageError, match="op='all-gatherx' is not one of all-gather"):
+        perfdrill.calc.ici(op="all-gatherx", bytes=1e6, link_bandwidth=4.5e10)
+    with pytest.raises(UsageError, match="mlp='swiglu' is not one of gated, plain"):
+        perfdrill.calc.model(model="llama-2-7b", mlp="swiglu")
     with pytest.raises(AttributeError):
         perfdrill.calc.no_such_subcommand  # noqa: B018
 
