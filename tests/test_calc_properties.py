@@ -39,7 +39,7 @@ CONTRACT = {
         *("flops", "time", "memory_required", "min_chips"),
         *("activation_memory", "checkpointed_activation_memory", "checkpointed_time"),  # issue 22
     },
-    "collective": {"time"},
+    "collective": {"time", "time_with_latency"},  # issue 22: α
     "sweep": {"rows", "optimal_batch", "exact_optimal_batch"},
     "zero": {
         *("replicated_state_bytes", "zero1_state_bytes", "zero2_state_bytes", "zero3_state_bytes"),
@@ -109,6 +109,7 @@ SENSIBLE = {
     "--memory": ["80e9", "16 GB"],
     "--link-bandwidth": ["450 GB/s", "45e9"],
     "--hop-latency": ["1 us", "5e-7"],
+    "--latency": ["5 us", "1e-6"],
     "--batch-tokens": ["16e6", "4M tokens"],
     "--bytes": ["1 GB", "1e6"],
     "--params": ["7e9", "70e9", "124e6"],

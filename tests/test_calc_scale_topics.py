@@ -155,3 +155,14 @@ def test_training_activation_memory_with_and_without_checkpointing(run_cli) -> N
     assert result["flops"] == pytest.approx(3.14e23, rel=0.005)
     # checkpointing recomputes the forward: 8·N·D instead of 6·N·D
     assert result["checkpointed_time"] == pytest.approx(result["time"] * 8 / 6)
+
+
+def test_every_ring_collective_can_carry_its_latency(run_cli) -> None:
+    """Thakur, Rabenseifner and Gropp 2005: a ring all-reduce takes 2(N−1) steps of α besides its
+    bandwidth term. By hand, 1 MB over 8 GPUs at 450 GB/s one way with α = 5 µs:
+    2 x 7 x 5 µs + 2 x 7/8 x 1e6 / 450e9 = 70 µs + 3.89 µs; an all-gather, 7 x 5 µs + 1.94 µs."""
+    ring = ["calc", "collective", "--bytes", "1e6", "--participants", "8", "--link-bandwidth", "450 GB/s"]
+    reduce = _results(run_cli, *ring, "--op", "all-reduce", "--latency", "5 us")
+    assert reduce["time_with_latency"] == pytest.approx(70e-6 + 2 * 7 / 8 * 1e6 / 450e9)
+    gather = _results(run_cli, *ring, "--op", "all-gather", "--latency", "5 us")
+    assert gather["time_with_latency"] == pytest.approx(35e-6 + 7 / 8 * 1e6 / 450e9)

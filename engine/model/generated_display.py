@@ -375,6 +375,8 @@ QUANTITIES = {
     'parallelism_plan@train': ('parallelism plan', None, False, ('pw', (0, ('>=', 'memory_capacity', 'memory_required')), (1, ('<=', 'memory_required', ('*', 'node_chips', 'memory_capacity'))), (2, True))),
     'ring_pass_time@collective': ('ring pass time', None, False, ('*', ('^', 'participants', -1), ('^', 'link_bandwidth', -1), 'collective_bytes', ('+', 'participants', -1))),
     'all_reduce_time@collective': ('all-reduce time', None, False, ('*', 2, 'ring_pass_time')),
+    'alpha_beta_all_reduce_time@collective': ('alpha beta all reduce time', None, False, ('+', ('*', 'link_latency', ('*', 2, ('+', 'participants', -1))), 'all_reduce_time')),
+    'alpha_beta_all_gather_time@collective': ('alpha beta all gather time', None, False, ('+', ('*', 'link_latency', ('+', 'participants', -1)), 'ring_pass_time')),
     'group_link_bandwidth@group_collective': ('usable link bandwidth', None, False, ('min', 'link_bandwidth', ('*', 'link_peer_bandwidth', ('+', 'participants', -1)))),
     'ring_pass_time@group_collective': ('ring pass time', None, False, ('*', ('^', 'participants', -1), ('^', 'group_link_bandwidth', -1), 'collective_bytes', ('+', 'participants', -1))),
     'all_reduce_time@group_collective': ('all-reduce time', None, False, ('*', 2, 'ring_pass_time')),

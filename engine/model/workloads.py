@@ -153,6 +153,11 @@ def collective(bandwidth: sympy.Symbol) -> list[Formula]:
     ]
 
 
+def ring_latency() -> list[Formula]:
+    """The α–β ring times (collectives.ALPHA_BETA) that rest only on the ring's own terms."""
+    return [f for f in ALPHA_BETA if f.name in ("alpha_beta_all_reduce_time", "alpha_beta_all_gather_time")]
+
+
 # A collective among N chips uses the links that reach the other N−1: through a switch that is the
 # chip's full bandwidth; in a mesh (MI300X) only N−1 of its per-peer links; over a bridge, the one.
 LINK_GROUP = [
@@ -227,7 +232,8 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "prefill": lambda: [*MODEL, *SYSTEM, *prefill()],
     "prefill_attention": lambda: [*MODEL, *SYSTEM, *prefill(attention=True)],
     "train": lambda: [*MODEL, *SYSTEM, *TRAIN, *ACTIVATIONS, *PARALLELISM],
-    "collective": lambda: collective(SYM["link_bandwidth"]),
+    # issue 22: the α of every ring step too, where a latency is given
+    "collective": lambda: [*collective(SYM["link_bandwidth"]), *ring_latency()],
     "group_collective": lambda: GROUP_COLLECTIVE,
     "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE],
     "tensor_parallel_sync": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE],

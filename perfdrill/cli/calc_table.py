@@ -192,11 +192,25 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "collective",
             "ring collective time",
             "collective",
-            (Result("time", "ring_pass_time", (When("op", "all-reduce", "all_reduce_time"),)),),
+            (
+                Result("time", "ring_pass_time", (When("op", "all-reduce", "all_reduce_time"),)),
+                Result(
+                    "time_with_latency",
+                    "alpha_beta_all_gather_time",
+                    (When("op", "all-reduce", "alpha_beta_all_reduce_time"),),
+                ),
+            ),
             (
                 COLLECTIVE_OP,
                 COLLECTIVE_BYTES,
                 Option("--participants", "chips in the ring", whole(), ("participants",), "N", required=True),
+                Option(
+                    "--latency",
+                    "time of one ring step (alpha), e.g. '5 us'",
+                    quantity("s"),
+                    ("link_latency",),
+                    "Q",
+                ),
             ),
             (LINK,),
         ),
