@@ -109,7 +109,7 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
                 "0.4",
                 *("--batch", "8", "--sequence", "4096"),
             ],
-            {"flops", "time", "memory_required", "min_chips", "checkpointed_time"}
+            {"flops", "time", "memory_required", "min_chips", "max_trainable_params", "checkpointed_time"}
             | {"activation_memory", "checkpointed_activation_memory"},
         ),
         (

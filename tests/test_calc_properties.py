@@ -36,7 +36,7 @@ CONTRACT = {
     },
     "prefill": {"flops", "compute_time", "memory_time", "time", "bound"},
     "train": {
-        *("flops", "time", "memory_required", "min_chips"),
+        *("flops", "time", "memory_required", "min_chips", "max_trainable_params"),
         *("activation_memory", "checkpointed_activation_memory", "checkpointed_time"),  # issue 22
     },
     "collective": {"time", "time_with_latency"},  # issue 22: α

@@ -166,3 +166,11 @@ def test_every_ring_collective_can_carry_its_latency(run_cli) -> None:
     assert reduce["time_with_latency"] == pytest.approx(70e-6 + 2 * 7 / 8 * 1e6 / 450e9)
     gather = _results(run_cli, *ring, "--op", "all-gather", "--latency", "5 us")
     assert gather["time_with_latency"] == pytest.approx(35e-6 + 7 / 8 * 1e6 / 450e9)
+
+
+def test_the_largest_model_pure_data_parallelism_trains(run_cli) -> None:
+    """jax-ml/scaling-book training.md: with bf16 parameters and fp32 Adam state (10 bytes per
+    parameter) "the largest model we can fit has TPU memory / 10 parameters", so on a TPU v5p with
+    96 GB of HBM "about 10B": 96e9 / 10 = 9.6e9."""
+    result = _results(run_cli, "calc", "train", "--memory", "96 GB", "--bytes-per-param", "10")
+    assert result == {"max_trainable_params": 9.6e9}

@@ -130,6 +130,14 @@ TRAIN = [
         "the training state needs {need}",
         "fewest chips",
     ),
+    define(
+        "max_trainable_params",
+        q("system_memory") / SYM["training_bytes_per_param"],
+        "parameter",
+        "the largest model whose training state the chips hold, each chip holding all of it (pure data "
+        "parallelism) when chips is 1",
+        label="largest trainable model",
+    ),
 ]
 
 

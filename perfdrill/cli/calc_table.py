@@ -160,7 +160,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             tuple(
                 Result(n, n)
                 for n in (
-                    *("flops", "time", "memory_required", "min_chips"),
+                    *("flops", "time", "memory_required", "min_chips", "max_trainable_params"),
                     *("activation_memory", "checkpointed_activation_memory", "checkpointed_time"),
                 )
             ),
