@@ -42,6 +42,7 @@ def test_decode_json_has_every_contract_name_in_base_units(run_cli) -> None:
         "fits",
         "critical_batch",
         "max_batch",
+        "min_chips",
     }
     assert results["kv_cache_bytes"] == {"value": 64 * 4096 * 131072, "unit": "byte"}
     assert results["weight_bytes"]["value"] == 8_030_261_248 * 2
@@ -90,7 +91,8 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
         ),
         (
             ["calc", "model", "--model", "mixtral-8x7b"],
-            {"params", "active_params", "weight_bytes", "kv_bytes_per_token"},
+            {"params", "active_params", "weight_bytes", "kv_bytes_per_token"}
+            | {"embedding_params", "attention_params", "mlp_params", "norm_and_router_params"},
         ),
         ([*PREFILL, "--prompt", "2048"], {"flops", "compute_time", "memory_time", "time", "bound"}),
         (
@@ -105,8 +107,10 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
                 "15e12",
                 "--mfu",
                 "0.4",
+                *("--batch", "8", "--sequence", "4096"),
             ],
-            {"flops", "time", "memory_required", "min_chips"},
+            {"flops", "time", "memory_required", "min_chips", "max_trainable_params", "checkpointed_time"}
+            | {"activation_memory", "checkpointed_activation_memory"},
         ),
         (
             [
@@ -256,7 +260,11 @@ def test_decode_without_a_memory_size_gives_everything_else(run_cli) -> None:
         *["--model", "llama-3.1-8b", "--flops", "989e12", "--bandwidth", "3.35e12"],
         *["--batch", "64", "--context", "4096"],
     )
-    assert data["omitted"] == {"fits": ["--memory", "--chip"], "max_batch": ["--memory", "--chip"]}
+    assert data["omitted"] == {
+        "fits": ["--memory", "--chip"],
+        "max_batch": ["--memory", "--chip"],
+        "min_chips": ["--memory", "--chip"],
+    }
     # Hand (as in test_decode_json_has_every_contract_name_in_base_units): 50,420,260,864 B / 3.35 TB/s.
     assert data["results"]["step_time"]["value"] == pytest.approx(50_420_260_864 / 3.35e12)
     assert data["inputs"]["memory_capacity"] is None
@@ -266,7 +274,7 @@ def test_the_table_names_each_omitted_result_and_the_options_that_give_it(run_cl
     code, out, _ = run_cli(*PARAMS_ONLY, "--batch", "8", "--context", "4096")
     assert code == 0
     assert "weight_bytes" in out and "critical_batch" in out
-    assert "fits, max_batch: give --memory + --kv-bytes-per-token" in out
+    assert "fits, max_batch, min_chips: give --memory + --kv-bytes-per-token" in out
     assert (
         "bytes, memory_time, step_time, bound, tokens_per_second, kv_cache_bytes, memory_required: "
         "give --kv-bytes-per-token, --model or --layers + --kv-heads + --head-dim"
@@ -315,7 +323,13 @@ def test_mbu_derates_the_memory_time(run_cli) -> None:
         (
             ["calc", "model", "--params", "7e9"],
             {"params", "active_params", "weight_bytes"},
-            {"kv_bytes_per_token"},
+            {
+                "kv_bytes_per_token",
+                "embedding_params",
+                "attention_params",
+                "mlp_params",
+                "norm_and_router_params",
+            },
         ),
         (
             ["calc", "prefill", "--params", "7e9", "--batch", "1", "--prompt", "512", "--chip", "h100-sxm"],

@@ -14,7 +14,7 @@ from perfdrill.cli.calc_table import SUBCOMMANDS
 
 # The README's contract, written out rather than read from the table under test.
 CONTRACT = {
-    "roofline": {"ridge_point"},
+    "roofline": {"ridge_point", "system_flops", "system_bandwidth", "system_memory"},  # issue 22: rates
     "matmul": {"flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"},
     "elementwise": {
         "flops",
@@ -25,14 +25,21 @@ CONTRACT = {
         "runtime",
         "bound",
     },
-    "model": {"params", "active_params", "weight_bytes", "kv_bytes_per_token"},
+    "model": {
+        *("params", "active_params", "weight_bytes", "kv_bytes_per_token"),
+        *("embedding_params", "attention_params", "mlp_params", "norm_and_router_params"),  # issue 22
+    },
     "decode": {
         *("flops", "bytes", "compute_time", "memory_time", "step_time", "bound", "tokens_per_second"),
         *("weight_bytes", "kv_cache_bytes", "memory_required", "fits", "critical_batch", "max_batch"),
+        "min_chips",  # issue 22
     },
     "prefill": {"flops", "compute_time", "memory_time", "time", "bound"},
-    "train": {"flops", "time", "memory_required", "min_chips"},
-    "collective": {"time"},
+    "train": {
+        *("flops", "time", "memory_required", "min_chips", "max_trainable_params"),
+        *("activation_memory", "checkpointed_activation_memory", "checkpointed_time"),  # issue 22
+    },
+    "collective": {"time", "time_with_latency"},  # issue 22: α
     "sweep": {"rows", "optimal_batch", "exact_optimal_batch"},
     "zero": {
         *("replicated_state_bytes", "zero1_state_bytes", "zero2_state_bytes", "zero3_state_bytes"),
@@ -77,6 +84,11 @@ CONTRACT = {
     },
     "mfu": {"training_throughput", "achieved_flops", "achieved_mfu", "mfu_verdict"},
     "chinchilla": {"compute_budget", "chinchilla_params", "chinchilla_tokens"},
+    "ici": {"time", "bandwidth_time", "latency_time", "bandwidth"},  # issue 22
+    "ici-limits": {
+        *("ici_intensity", "dp_min_batch_per_chip", "dp_max_chips", "tp_max_degree"),
+        "mixed_min_batch_per_chip",
+    },
 }
 SWEEP_COLUMNS = {
     "compute_time",
@@ -96,6 +108,9 @@ SENSIBLE = {
     "--bandwidth": ["3.35e12", "8.1e11", "2 TB/s"],
     "--memory": ["80e9", "16 GB"],
     "--link-bandwidth": ["450 GB/s", "45e9"],
+    "--hop-latency": ["1 us", "5e-7"],
+    "--latency": ["5 us", "1e-6"],
+    "--batch-tokens": ["16e6", "4M tokens"],
     "--bytes": ["1 GB", "1e6"],
     "--params": ["7e9", "70e9", "124e6"],
     "--active-params": ["1e9", "13e9"],
@@ -157,6 +172,8 @@ def test_calc_prints_strict_json_within_the_contract_or_one_line(args: list[str]
         assert out.getvalue().strip() and err.getvalue() == ""
     elif code == 0:
         data = json.loads(out.getvalue(), parse_constant=_refuse)
+        assert list(data) == ["schema", "inputs", "results", "omitted", "notes"]  # docs/calc-json.md
+        assert data["schema"] == 2
         contract = CONTRACT[args[1]]
         assert set(data["results"]) <= contract
         assert set(data["omitted"]) <= contract | SWEEP_COLUMNS

@@ -89,7 +89,15 @@ def test_training_time_from_flops_and_mfu_alone(run_cli) -> None:
     )
     assert data["results"]["flops"]["value"] == pytest.approx(6.3e24)
     assert data["results"]["time"]["value"] / 86400 == pytest.approx(17, rel=0.02)
-    assert data["omitted"] == {"min_chips": ["--memory", "--chip"]}  # needs a memory size, nothing else
+    assert data["omitted"] == {  # a memory size, and for activations the shape of a step (issue 22)
+        "min_chips": ["--memory", "--chip"],
+        "max_trainable_params": ["--memory", "--chip"],
+        "activation_memory": ["--batch --sequence --model", "--layers --d-model --heads --batch --sequence"],
+        "checkpointed_activation_memory": [
+            "--batch --sequence --model",
+            "--layers --d-model --heads --batch --sequence",
+        ],
+    }
 
 
 @pytest.mark.parametrize(("weights", "critical"), [("bf16", 240), ("int8", 120)])

@@ -76,16 +76,25 @@ REFUSED = [
     ),
     (
         ["calc", "model", "--model", "deepseek-v3", "--kv-heads", "8"],
-        "--kv-heads changes none of the results",
+        "--kv-heads cannot apply to deepseek-v3: its spec gives",
     ),
-    ([*DECODE, "--params", "8e9", "--vocab", "1000"], "--vocab changes none of the results of `calc decode`"),
+    # issue 22: a value given directly that the unused options would recompute differently; by hand,
+    # Llama 3.1 8B with a 1,000-token vocabulary: 8,030,261,248 - 2 x 4096 x 127,256 = 6,987,780,096
     (
-        ["calc", "roofline", *H100, "--memory", "80 GB"],
-        "--memory changes none of the results of `calc roofline`",
+        [*DECODE, "--params", "8e9", "--vocab", "1000"],
+        "these options disagree: params is 8B\u00a0params by --params, but --vocab gives 6.99B\u00a0params",
+    ),
+    # no result of a prefill ever reads a memory size: it is not offered
+    (
+        ["calc", "prefill", *H100, *LLAMA, "--batch", "1", "--prompt", "8", "--memory", "80 GB"],
+        "unrecognized arguments: --memory 80 GB",
     ),
     ([*DECODE, "--per-op", "--no-overlap"], "--per-op --no-overlap: these options do not combine"),
     # nothing the inputs determine
-    (["calc", "roofline"], "nothing can be computed from these options; ridge_point: give --chip or --flops"),
+    (
+        ["calc", "roofline"],
+        "nothing can be computed from these options; system_flops: give --flops or --chip",
+    ),
     ([*COLLECTIVE[:-2], "--bytes", "1 GB", "--chip", "l4"], "time: give --link-bandwidth"),
 ]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -114,6 +114,11 @@ def dependencies(workload: str, wanted: Iterable[str], known: Collection[str] = 
     A name in `known` counts as given: what it would be computed from is not visited, so a
     parameter count given directly hides the architecture behind it.
     """
+    return _dependencies(workload, tuple(wanted), frozenset(known))
+
+
+@lru_cache(maxsize=4096)  # calc asks the same of every calculation of a subcommand
+def _dependencies(workload: str, wanted: tuple[str, ...], known: frozenset[str]) -> frozenset[str]:
     table = generated_scalar.TABLE.get(workload, {})
     reached: set[str] = set()
     pending = list(wanted)

@@ -127,6 +127,60 @@ def dtype_bytes(dtype: str, option: str) -> float:
     return DTYPE_BYTES[dtype]
 
 
+# What an architecture given by flags alone has unless a flag says otherwise: a gated MLP, untied
+# embeddings, one expert, no learned position table.
+FLAG_DEFAULTS: dict[str, float] = {
+    "mlp_matrices": 3.0,
+    "tied_embeddings": 0.0,
+    "experts": 1.0,
+    "experts_per_token": 1.0,
+    "shared_experts": 0.0,
+    "position_embeddings": 0.0,
+}
+# The spec fields that fix a model's attention outright (MLA): these flags would change nothing in them.
+_ATTENTION_SHAPE = {
+    "attention_params_per_layer": ("d_model", "heads", "kv_heads", "head_dim"),
+    "kv_elements_per_token_per_layer": ("kv_heads", "head_dim"),
+}
+
+
+def stated_defaults(values: dict[str, float]) -> None:
+    """Fill in place what every reference assumes when it is not stated: all layers dense in a dense
+    model and none in a mixture of experts, dense MLPs as wide as `ffn`, `kv_heads = heads`
+    (multi-head attention) and `head_dim = d_model / heads` (when it divides)."""
+    moe = values.get("experts", 1.0) > 1
+    if "layers" in values or moe:
+        values.setdefault("dense_layers", 0.0 if moe else values.get("layers", 0.0))
+    if "ffn" in values:
+        values.setdefault("dense_ffn", values["ffn"])
+    if "heads" in values:
+        values.setdefault("kv_heads", values["heads"])
+        if "d_model" in values and values["d_model"] % values["heads"] == 0:
+            values.setdefault("head_dim", values["d_model"] // values["heads"])
+
+
+def _refuse_what_the_spec_fixes(model: Model, arch: dict[str, float]) -> None:
+    """An architecture flag the model's spec overrules is refused: its value would be echoed and unused."""
+    if not model.is_moe:
+        routing = [
+            f"--{n.replace('_', '-')}" for n in ("experts", "experts_per_token") if arch.get(n, 1) != 1
+        ]
+        if routing:
+            raise UsageError(
+                f"{' and '.join(routing)} cannot apply to {model.id}, a dense model: describe a mixture "
+                "of experts with the architecture flags instead of --model"
+            )
+    stated = model.formula_inputs()
+    for fixed, shaped_by in _ATTENTION_SHAPE.items():
+        flags = [f"--{n.replace('_', '-')}" for n in shaped_by if n in arch and fixed in stated]
+        if flags:
+            raise UsageError(
+                f"{' and '.join(flags)} cannot apply to {model.id}: its spec gives "
+                f"{fixed.replace('_', ' ')} directly ({stated[fixed]:,.0f}), which the flag would not "
+                "change; describe the model with flags instead of --model"
+            )
+
+
 def model_inputs(
     model: Model | None,
     *,
@@ -139,43 +193,26 @@ def model_inputs(
 ) -> dict[str, float]:
     """Architecture values (model's, then explicit flags), dtype sizes and direct overrides.
 
-    An override that cannot apply is refused with a reason, never silently ignored: routing flags
-    on a dense `model`, an active count for a dense model or above the total, KV heads that do not
-    divide the query heads. A total `params` sets a dense model's active count too; a mixture of
-    experts keeps its architecture's active count unless `active_params` is given.
+    An override changes every result that rests on it, or is refused with a reason, never echoed
+    and ignored: what the spec leaves to the defaults is derived after the flags (`--layers` on a
+    dense model makes every layer dense), and a flag the spec overrules (`--heads` on a model whose
+    attention is given outright) is refused. A total `params` sets a dense model's active count
+    too; a mixture of experts keeps its architecture's active count unless `active_params` is given.
     """
     arch = dict(arch or {})
-    values: dict[str, float] = (
-        model.formula_inputs()
-        if model is not None
-        else {
-            "mlp_matrices": 3.0,
-            "tied_embeddings": 0.0,
-            "experts": 1.0,
-            "experts_per_token": 1.0,
-            "shared_experts": 0.0,
-            "position_embeddings": 0.0,
-        }
-    )
-    if model is not None and not model.is_moe:
-        routing = [
-            f"--{n.replace('_', '-')}" for n in ("experts", "experts_per_token") if arch.get(n, 1) != 1
-        ]
-        if routing:
-            raise UsageError(
-                f"{' and '.join(routing)} cannot apply to {model.id}, a dense model: describe a mixture "
-                "of experts with the architecture flags instead of --model"
-            )
-    for name, value in arch.items():
-        values[name] = float(value)
-    if model is None and arch:  # a dense model's layers are all dense; an MoE given by flags has none
-        if "layers" in values or values["experts"] > 1:
-            values.setdefault("dense_layers", values.get("layers", 0.0) if values["experts"] <= 1 else 0.0)
-        if "ffn" in values:
-            values.setdefault("dense_ffn", values["ffn"])
+    if model is not None:
+        _refuse_what_the_spec_fixes(model, arch)
+    values = model.formula_inputs() if model is not None else dict(FLAG_DEFAULTS)
+    values.update({name: float(value) for name, value in arch.items()})
+    stated_defaults(values)
     experts, per_token = values["experts"], values["experts_per_token"]
     if per_token > experts:
         raise SpecError(f"experts per token ({per_token:g}) must not exceed experts ({experts:g})")
+    if values.get("dense_layers", 0.0) > values.get("layers", float("inf")):
+        raise UsageError(
+            f"{values['dense_layers']:g} dense layers exceed the {values['layers']:g} layers "
+            "(--dense-layers, --layers)"
+        )
     if {"heads", "kv_heads"} & set(arch) and {"heads", "kv_heads"} <= set(values):
         heads, kv_heads = values["heads"], values["kv_heads"]
         if kv_heads > heads or heads % kv_heads:

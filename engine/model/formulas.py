@@ -90,6 +90,13 @@ INPUTS: dict[str, tuple[str, str]] = {
     "bubble_target_percent": ("1", "the largest share of a step the pipeline may sit idle, in percent"),
     "buckets": ("1", "equal buckets the gradient all-reduce is split into"),
     "link_latency": ("s", "fixed time of one step of a collective algorithm (alpha)"),
+    # Issue 22: TPU ICI tori (engine/model/ici.py)
+    "ici_link_bandwidth": ("byte/s", "one-way bandwidth of one ICI link (one axis, one direction)"),
+    "ici_axes": ("1", "torus axes the collective spans, each with a wraparound link"),
+    "ici_axis_size": ("1", "chips along each of those axes"),
+    "batch_tokens": ("token", "tokens in one training batch, all chips together"),
+    "fsdp_axes": ("1", "ICI axes given to fully-sharded data parallelism (M_X)"),
+    "tp_axes": ("1", "ICI axes given to tensor parallelism (M_Y)"),
     "nodes": ("1", "nodes joined by the scale-out network"),
     "network_bandwidth": ("byte/s", "one-way scale-out (InfiniBand) bandwidth of one GPU's NIC"),
     "sm_count": ("1", "streaming multiprocessors (SMs) on the chip"),
@@ -143,6 +150,12 @@ INPUT_LABELS: dict[str, str] = {
     "mfu": "MFU",
     "mbu": "MBU",
     "link_bandwidth": "link bandwidth",
+    "ici_link_bandwidth": "ICI link bandwidth",
+    "ici_axes": "torus axes",
+    "ici_axis_size": "chips per axis",
+    "batch_tokens": "batch tokens",
+    "fsdp_axes": "FSDP axes",
+    "tp_axes": "TP axes",
     "layers": "layers",
     "dense_layers": "dense layers",
     "d_model": "model width",
@@ -198,6 +211,7 @@ WHOLE_INPUTS = frozenset({
     "vocab", "mlp_matrices", "experts", "experts_per_token", "shared_experts", "position_embeddings",
     "batch", "context", "prompt", "tokens", "m", "k", "n", "elements", "inputs", "outputs", "kernels",
     "participants", "loop_iterations", "sequence", "node_chips", "context_window", "draft_tokens",
+    "ici_axes", "ici_axis_size", "fsdp_axes", "tp_axes",
 })
 # fmt: on
 
@@ -291,6 +305,29 @@ MODEL = [
         "parameter",
         "token embedding, LM head unless tied, learned positions and the final norm",
         label="embedding params",
+    ),
+    # Issue 22: the parameter count broken down, as results of `calc model`.
+    define(
+        "attention_params",
+        SYM["layers"] * q("attention_params_per_layer"),
+        "parameter",
+        "the attention projections of every layer",
+        label="attention params",
+    ),
+    define(
+        "mlp_params",
+        SYM["dense_layers"] * q("dense_mlp_params")
+        + q("moe_layers") * (SYM["experts"] + SYM["shared_experts"]) * q("mlp_params_per_expert"),
+        "parameter",
+        "every MLP: the dense layers' and all experts (routed and shared) of the MoE layers",
+        label="MLP params",
+    ),
+    define(
+        "norm_and_router_params",
+        SYM["layers"] * q("norm_params_per_layer") + q("moe_layers") * q("router_params"),
+        "parameter",
+        "the layers' norms and the MoE routers",
+        label="norm and router params",
     ),
     define(
         "params",

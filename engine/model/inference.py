@@ -12,6 +12,28 @@ from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import SYM, Formula, define, q, roofline
 
 
+def fewest_chips(name: str, doc: str, short: str, label: str) -> Formula:
+    """The fewest chips whose memory holds `memory_required`, graded exactly; `short` says what a
+    count too small lacks ("the training state needs {need}")."""
+    return define(
+        name,
+        ceiling(q("memory_required") / SYM["memory_capacity"]),
+        "1",
+        doc,
+        exact=CountRule(
+            "chips",
+            False,
+            "memory_required",
+            "system_memory",
+            fails="with chips = {value} there is {have} of memory but " + short,
+            holds="with chips = {value} there is {have} of memory for the {need} needed,"
+            " so fewer chips suffice",
+        ),
+        label=label,
+        whole=True,
+    )
+
+
 def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = False) -> list[Formula]:
     """One decode step: every sequence adds one token, reading all weights once plus its KV cache.
 
@@ -183,6 +205,12 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             ),
             label="largest batch",
             whole=True,
+        ),
+        fewest_chips(
+            "inference_min_chips",
+            "fewest chips whose memory holds the weights and these KV caches",
+            "the weights and caches need {need}",
+            "fewest chips to serve",
         ),
         define(
             "sequence_time_margin",

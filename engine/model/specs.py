@@ -151,7 +151,8 @@ class Model(_Entry, frozen=True, kw_only=True):
     head_dim: Positive
     ffn: Positive
     vocab: Positive
-    gated_mlp: bool
+    gated_mlp: bool | None = None  # or `mlp`: one of the two is required (_checked)
+    mlp: Literal["gated", "plain"] | None = None  # the same as `--mlp`: gated is 3 matrices, plain 2
     tied_embeddings: bool
     experts: Positive = 1
     experts_per_token: Positive = 1
@@ -170,11 +171,13 @@ class Model(_Entry, frozen=True, kw_only=True):
         return self.experts > 1
 
     def formula_inputs(self) -> dict[str, float]:
-        """The architecture as values of engine/formulas.py's input symbols (and overrides)."""
+        """The architecture as values of engine/formulas.py's input symbols, as the spec states it.
+
+        The dense layers and their MLP width are included only where the spec states them: where it
+        does not, they follow from the other fields (formula_inputs.stated_defaults), after any
+        override, so `--layers 16` on a dense model makes all 16 layers dense.
+        """
         values: dict[str, float] = {name: float(getattr(self, name)) for name in ARCH_FIELDS}
-        dense_layers = (
-            self.layers if self.dense_layers is None and not self.is_moe else (self.dense_layers or 0)
-        )
         values.update(
             context_window=self.context_window.value,
             mlp_matrices=3.0 if self.gated_mlp else 2.0,
@@ -182,10 +185,12 @@ class Model(_Entry, frozen=True, kw_only=True):
             experts=float(self.experts),
             experts_per_token=float(self.experts_per_token),
             shared_experts=float(self.shared_experts),
-            dense_layers=float(dense_layers),
-            dense_ffn=float(self.dense_ffn if self.dense_ffn is not None else self.ffn),
             position_embeddings=float(self.position_embeddings),
         )
+        if self.dense_layers is not None:
+            values["dense_layers"] = float(self.dense_layers)
+        if self.dense_ffn is not None:
+            values["dense_ffn"] = float(self.dense_ffn)
         if self.attention_params_per_layer is not None:
             values["attention_params_per_layer"] = self.attention_params_per_layer.value
         if self.kv_elements_per_token_per_layer is not None:
@@ -383,4 +388,12 @@ def _checked(model: Model, where: Where) -> Model:
         raise where.error(f"must not exceed experts ({model.experts})", *path, "experts_per_token")
     if model.dense_layers is not None and model.dense_layers > model.layers:
         raise where.error(f"must not exceed layers ({model.layers})", *path, "dense_layers")
+    if model.mlp is None and model.gated_mlp is None:
+        raise where.absent(
+            "missing: give `mlp: gated` or `mlp: plain` (or gated_mlp: true/false)", "mlp", *path
+        )
+    if model.mlp is not None and model.gated_mlp is not None and (model.mlp == "gated") != model.gated_mlp:
+        raise where.error(f"disagrees with gated_mlp: {str(model.gated_mlp).lower()}", *path, "mlp")
+    if model.gated_mlp is None:
+        return msgspec.structs.replace(model, gated_mlp=model.mlp == "gated")
     return model

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import sympy
-from sympy import Min, ceiling
+from sympy import Min
 
 from perfdrill.engine.model.attention import ATTENTION_DECODE, FLASH_ATTENTION_IO
 from perfdrill.engine.model.collectives import (
@@ -20,8 +20,8 @@ from perfdrill.engine.model.collectives import (
     TP_DECODE,
 )
 from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
-from perfdrill.engine.model.evaluation import CountRule
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
+from perfdrill.engine.model.ici import ICI_COLLECTIVES, ICI_PARALLELISM
 from perfdrill.engine.model.inefficiencies import (
     DECODE_LAUNCH,
     FP32_MATMUL,
@@ -35,7 +35,7 @@ from perfdrill.engine.model.inefficiencies import (
     VERDICT,
     decode_diagnosis,
 )
-from perfdrill.engine.model.inference import decode, prefill
+from perfdrill.engine.model.inference import decode, fewest_chips, prefill
 from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
 from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
@@ -124,22 +124,19 @@ TRAIN = [
         "weights, gradients and optimizer state",
         label="memory needed",
     ),
-    define(
+    fewest_chips(
         "min_chips",
-        ceiling(q("memory_required") / SYM["memory_capacity"]),
-        "1",
         "chips whose memory holds the training state",
-        exact=CountRule(
-            "chips",
-            False,
-            "memory_required",
-            "system_memory",
-            fails="with chips = {value} there is {have} of memory but the training state needs {need}",
-            holds="with chips = {value} there is {have} of memory for the {need} needed,"
-            " so fewer chips suffice",
-        ),
-        label="fewest chips",
-        whole=True,
+        "the training state needs {need}",
+        "fewest chips",
+    ),
+    define(
+        "max_trainable_params",
+        q("system_memory") / SYM["training_bytes_per_param"],
+        "parameter",
+        "the largest model whose training state the chips hold, each chip holding all of it (pure data "
+        "parallelism) when chips is 1",
+        label="largest trainable model",
     ),
 ]
 
@@ -162,6 +159,11 @@ def collective(bandwidth: sympy.Symbol) -> list[Formula]:
             label="all-reduce time",
         ),
     ]
+
+
+def ring_latency() -> list[Formula]:
+    """The α–β ring times (collectives.ALPHA_BETA) that rest only on the ring's own terms."""
+    return [f for f in ALPHA_BETA if f.name in ("alpha_beta_all_reduce_time", "alpha_beta_all_gather_time")]
 
 
 # A collective among N chips uses the links that reach the other N−1: through a switch that is the
@@ -238,7 +240,8 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "prefill": lambda: [*MODEL, *SYSTEM, *prefill()],
     "prefill_attention": lambda: [*MODEL, *SYSTEM, *prefill(attention=True)],
     "train": lambda: [*MODEL, *SYSTEM, *TRAIN, *ACTIVATIONS, *PARALLELISM],
-    "collective": lambda: collective(SYM["link_bandwidth"]),
+    # issue 22: the α of every ring step too, where a latency is given
+    "collective": lambda: [*collective(SYM["link_bandwidth"]), *ring_latency()],
     "group_collective": lambda: GROUP_COLLECTIVE,
     "gradient_sync": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE],
     "tensor_parallel_sync": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE],
@@ -248,6 +251,8 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "pipeline": lambda: PIPELINE,
     "dp_overlap": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *DP_OVERLAP],
     "tp_overlap": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE, *TP_OVERLAP],
+    "ici_collective": lambda: ICI_COLLECTIVES,  # issue 22: TPU tori, the scaling book's model
+    "ici_parallelism": lambda: ICI_PARALLELISM,
     "collective_latency": lambda: [*GROUP_COLLECTIVE, *ALPHA_BETA, *BUS_BANDWIDTH],
     "sharded_collectives": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *SHARDED_COLLECTIVES],
     "hierarchical_collective": lambda: [*MODEL, *GRADIENT_SYNC, *HIERARCHICAL],

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
 from perfdrill.cli import OneLineParser
-from perfdrill.cli.calc_options import ARCH_FLAGS, HARDWARE, LINK, MODEL
+from perfdrill.cli.calc_options import ARCH_FLAGS, HARDWARE, LINK, MLP_MATRICES, MODEL, MORE_ARCH_FLAGS
 from perfdrill.cli.calc_spec import Option, Subcommand
 from perfdrill.cli.calc_table import SUBCOMMANDS
-from perfdrill.cli.omitted import Hints, lines, nothing_computed, phrase, suppliers
+from perfdrill.cli.calc_unused import unused_note
+from perfdrill.cli.omitted import Hints, lines, phrase, suppliers
 from perfdrill.cli.options import add_specs_option
-from perfdrill.cli.values import json_value, print_json, print_results
+from perfdrill.cli.values import print_json, print_results
 from perfdrill.engine import UsageError
 from perfdrill.engine.model import (
     Chip,
@@ -46,20 +48,26 @@ class _CalcParser(OneLineParser):
         self._negative_number_matcher = re.compile(r"^-\.?\d")
 
 
-def register(commands: Any) -> None:
+def register(commands: Any, argv: Sequence[str] = ()) -> None:
+    """`calc` and its subcommands: only the one `argv` names when it names one (building all of
+    them took most of an in-process run), else all (for `--help` and to list them in an error)."""
     calc = commands.add_parser("calc", help="evaluate the performance model directly")
     subs = calc.add_subparsers(
         dest="calc_command", metavar="SUBCOMMAND", required=True, parser_class=_CalcParser
     )
-    for spec in SUBCOMMANDS.values():
+    words = [arg for arg in argv if not arg.startswith("-")]
+    named = words[words.index("calc") + 1 : words.index("calc") + 2] if "calc" in words else []
+    for spec in [SUBCOMMANDS[named[0]]] if named and named[0] in SUBCOMMANDS else SUBCOMMANDS.values():
         sub = subs.add_parser(spec.name, help=spec.help, description=spec.help)
+        offered = {option.flag for option in spec.all_options()}
         for group in spec.groups:
             section = sub.add_argument_group(group.title)
             for option in group.options:
-                if option.flag not in spec.exclude:
+                if option.flag in offered:
                     _add(section, option)
         for option in spec.options:
-            _add(sub, option)
+            if option.flag in offered:
+                _add(sub, option)
         output = sub.add_argument_group("output")
         output.add_argument("--json", action="store_true", help="values in base units as JSON")
         output.add_argument("--explain", action="store_true", help="show each formula worked through")
@@ -104,7 +112,8 @@ class Calculation:
 
 def _read(spec: Subcommand, args: argparse.Namespace) -> tuple[dict[str, Any], set[str]]:
     """Each option's value (typed text read strictly, or its default) and the flags given."""
-    values: dict[str, Any] = {}
+    # options no result reads are not offered; the groups still see their defaults
+    values: dict[str, Any] = {o.dest: False if o.switch else o.default for o in spec.unread_options}
     given: set[str] = set()
     for option in spec.all_options():
         raw = getattr(args, option.dest)
@@ -156,9 +165,11 @@ def _link(values: dict[str, Any], chip: Chip | None) -> Part:
 
 
 def _model(values: dict[str, Any], book: SpecBook) -> Part:
-    arch = {name: values[name] for name in (*ARCH_FLAGS, "experts", "experts_per_token") if values[name]}
+    arch = {name: values[name] for name in (*ARCH_FLAGS, *MORE_ARCH_FLAGS) if values[name] is not None}
     if values["tied_embeddings"]:
         arch["tied_embeddings"] = 1
+    if values["mlp"] is not None:
+        arch["mlp_matrices"] = MLP_MATRICES[values["mlp"]]
     weight_dtype = values["weight_dtype"] or values["dtype"]
     inputs = model_inputs(
         book.model(values["model"]) if values["model"] else None,
@@ -202,38 +213,24 @@ def _gather(spec: Subcommand, values: dict[str, Any], book: SpecBook) -> Part:
     return inputs, echo
 
 
-def _check_every_option_applies(
+def _check_the_counts(
     spec: Subcommand,
     workload: str,
     wanted: list[str],
     inputs: dict[str, Any],
     given: set[str],
-    model: str | None,
 ) -> None:
-    """An option that changes no result is refused, with what overrides it, rather than echoed and ignored."""
+    """Refuse what cannot hold together: a total without the active count of a mixture of
+    experts, an active count above the total."""
     reached = dependencies(workload, wanted, inputs)
-    options = spec.all_options()
-    for option in options:
-        if option.flag not in given or not option.supplies or reached & set(option.supplies):
-            continue
-        above = {
-            name
-            for name in computed(workload)
-            if name in inputs and set(option.supplies) & dependencies(workload, [name])
-        }
-        flags = [o.flag for o in options if o.flag in given and set(o.supplies) & above and o is not option]
-        reason = ""
-        if flags:
-            reason = f": {' and '.join(flags)} give{'s' if len(flags) == 1 else ''} what it would change"
-        elif above and model:
-            reason = f": the {model} spec gives what it would change directly"
-        raise UsageError(f"{option.flag} changes none of the results of `calc {spec.name}`{reason}")
     moe = inputs.get("experts", 1) > 1
     if moe and "--params" in given and "--active-params" not in given and "active_params" in reached:
         raise UsageError(
             "--params is the total of a mixture of experts, and its active count does not follow from it: "
             "give --active-params too"
         )
+    if not ({"params", "active_params"} & set(inputs) or moe):
+        return  # counted from one dense architecture: the active count is the total
     counts = evaluate_available(workload, inputs, ["params", "active_params"]).values
     if counts.get("active_params", 0) > counts.get("params", float("inf")) * (1 + 1e-12):
         raise UsageError("the active parameters exceed the total: check --params and --active-params")
@@ -269,22 +266,26 @@ def _hints(
     return Hints(workload, inputs, supplied_by, order, zero_inputs)
 
 
-def prepare(spec: Subcommand, args: argparse.Namespace, wanted: list[str]) -> Calculation:
+def prepare(
+    spec: Subcommand, args: argparse.Namespace, wanted: list[str], book: SpecBook | None = None
+) -> Calculation:
     """Read the options, gather the inputs, and refuse any option that cannot apply."""
     values, given = _read(spec, args)
     workload = spec.workload_for(args)
-    missing = [q for q in wanted if q not in computed(workload)]
+    formulas = set(computed(workload))
+    missing = [q for q in wanted if q not in formulas]
     if missing:
         switches = " ".join(o.flag for o in spec.all_options() if o.switch and values[o.dest])
         raise UsageError(f"calc {spec.name} {switches}: these options do not combine")
-    inputs, echo = _gather(spec, values, load_specs(args.specs))
+    inputs, echo = _gather(spec, values, book or load_specs(args.specs))
     for name, quantities in spec.zero_means_zero.items():
         if inputs.get(name) == 0:
             inputs.update({q: 0.0 for q in quantities if q not in inputs})
-    _check_every_option_applies(spec, workload, wanted, inputs, given, values.get("model"))
+    unused = unused_note(spec, workload, wanted, inputs, given)
+    _check_the_counts(spec, workload, wanted, inputs, given)
     _refuse_implausible(spec, inputs, given)
     hints = _hints(spec, workload, inputs, values, given)
-    notes = []
+    notes = [] if unused is None else [unused]
     for neglect in spec.neglect:
         if neglect.only is not None and getattr(args, neglect.only.dest) != neglect.only.value:
             continue
@@ -300,25 +301,16 @@ def run(args: argparse.Namespace) -> int:
     if spec.runner is not None:
         runner = import_module(f"perfdrill.cli.{spec.runner}")
         return int(runner.run(args, lambda wanted: prepare(spec, args, wanted)))
-    pairs = spec.pairs(args)
-    calculation = prepare(spec, args, [q for _, q in pairs])
-    workload, inputs = calculation.workload, calculation.inputs
-    available = evaluate_available(workload, inputs, [q for _, q in pairs])
-    values = available.values
-    omitted: dict[str, list[str]] = {}
-    reasons: dict[str, str] = {}
-    for result, quantity in pairs:
-        if quantity not in values:
-            omitted[result], reasons[result] = calculation.hints.omission(result, quantity, available)
-    shown = [(r, q) for r, q in pairs if q in values]
-    if not shown:
-        raise nothing_computed(omitted, reasons)
+    from perfdrill.calc import compute  # the Python API's path: the command only prints its results
+
+    results = compute(spec, args, load_specs(args.specs))
     if args.json:
-        results = {r: json_value(workload, q, values[q]) for r, q in shown}
-        print_json(calculation.echo, results, omitted, calculation.notes)
+        print_json(results.to_dict())
         return 0
-    given = set(inputs) | (set() if spec.model_level else MODEL_LEVEL)
-    print_results(workload, shown, values, given, explain=args.explain)
-    for line in [*lines(omitted, reasons), *calculation.notes]:
+    shown = [(name, result.quantity) for name, result in results.items()]
+    workload = next(iter(results.values())).workload
+    given = set(results.formula_inputs) | (set() if spec.model_level else MODEL_LEVEL)
+    print_results(workload, shown, results.evaluated, given, explain=args.explain)
+    for line in [*lines(results.omitted, results.reasons), *results.notes]:
         print(line)
     return 0

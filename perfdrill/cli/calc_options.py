@@ -8,10 +8,21 @@ from __future__ import annotations
 from perfdrill.cli.calc_spec import Group, Option, Result, When
 from perfdrill.cli.numbers import fraction, not_negative, quantity, whole
 from perfdrill.engine import UsageError
-from perfdrill.engine.model import COMPUTE_DTYPES, DTYPE_BYTES, INPUTS
+from perfdrill.engine.model import COMPUTE_DTYPES, DTYPE_BYTES, INPUTS, parse_quantity
 
 DTYPES = tuple(DTYPE_BYTES)
 ARCH_FLAGS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab")
+# Whole-number architecture flags beyond ARCH_FLAGS (0 is a value: no shared experts, no dense layer)
+MORE_ARCH_FLAGS = (
+    "experts",
+    "experts_per_token",
+    "shared_experts",
+    "dense_layers",
+    "dense_ffn",
+    "position_embeddings",
+)
+MLP_MATRICES = {"gated": 3, "plain": 2}
+STATED_DEFAULTS = {"kv_heads": " (default --heads)", "head_dim": " (default --d-model / --heads)"}
 
 HARDWARE = Group(
     "hardware (explicit values override --chip)",
@@ -73,6 +84,14 @@ WEIGHT_DTYPE = Option(
     choices=DTYPES,
 )
 
+
+def kv_bytes_per_token(text: str, flag: str) -> float:
+    """A KV size per token, or 0 for a model run without a KV cache (a prefill that keeps none)."""
+    if parse_quantity(text, "byte/token", what=flag) == 0:
+        return 0.0
+    return quantity("byte/token")(text, flag)
+
+
 MODEL = Group(
     "model (architecture flags override --model)",
     (
@@ -80,15 +99,39 @@ MODEL = Group(
         *(
             Option(
                 f"--{name.replace('_', '-')}",
-                INPUTS[name][1],
+                INPUTS[name][1] + STATED_DEFAULTS.get(name, ""),
                 whole(),
                 (name, "dense_" + name) if name in ("layers", "ffn") else (name,),
                 "N",
             )
             for name in ARCH_FLAGS
         ),
+        Option(
+            "--mlp",
+            "gated (3 matrices: SwiGLU, GeGLU; the default) or plain (2: GPT-2, OPT, BLOOM)",
+            supplies=("mlp_matrices",),
+            choices=tuple(MLP_MATRICES),
+        ),
         Option("--experts", "routed experts per MoE layer", whole(), ("experts",), "E"),
         Option("--experts-per-token", "routed experts each token uses", whole(), ("experts_per_token",), "K"),
+        Option(
+            "--shared-experts", "experts every token uses (default 0)", whole(0), ("shared_experts",), "N"
+        ),
+        Option(
+            "--dense-layers",
+            "layers with a dense MLP (default: all of a dense model, none of a mixture of experts)",
+            whole(0),
+            ("dense_layers",),
+            "N",
+        ),
+        Option("--dense-ffn", "MLP width of the dense layers (default --ffn)", whole(), ("dense_ffn",), "N"),
+        Option(
+            "--position-embeddings",
+            "rows of a learned position table (GPT-2, GPT-3; default 0)",
+            whole(0),
+            ("position_embeddings",),
+            "N",
+        ),
         Option(
             "--tied-embeddings",
             "the LM head reuses the embedding",
@@ -111,8 +154,8 @@ MODEL = Group(
         ),
         Option(
             "--kv-bytes-per-token",
-            "KV cache bytes per token, e.g. '128 KiB'",
-            quantity("byte/token"),
+            "KV cache bytes per token, e.g. '128 KiB' (0: no KV cache)",
+            kv_bytes_per_token,
             ("kv_bytes_per_token",),
             "Q",
         ),

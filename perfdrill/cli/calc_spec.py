@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from perfdrill.cli.numbers import Reader
+from perfdrill.engine.model import dependencies
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Option:
     switch: bool = False
     echo: str | None = None  # its key in the JSON `inputs`, when not its own name
 
-    @property
+    @cached_property  # read for every option of every calculation
     def dest(self) -> str:
         return self.flag.removeprefix("--").replace("-", "_")
 
@@ -96,7 +98,28 @@ class Subcommand:
 
     def all_options(self) -> list[Option]:
         """Its options, the groups' first, without the excluded ones."""
-        return [o for g in self.groups for o in g.options if o.flag not in self.exclude] + list(self.options)
+        return list(self._options)
+
+    @cached_property
+    def _options(self) -> tuple[Option, ...]:
+        """A shared group's options that no result can ever read (--vocab for one attention layer)
+        are left out of this subcommand, so its usage lists only what it takes."""
+        return tuple(o for o in self._declared if o not in self.unread_options)
+
+    @property
+    def _declared(self) -> tuple[Option, ...]:
+        return (*(o for g in self.groups for o in g.options if o.flag not in self.exclude), *self.options)
+
+    @cached_property
+    def unread_options(self) -> tuple[Option, ...]:
+        """The declared options whose formula inputs no result of this subcommand ever reads."""
+        if not self.results:  # a runner's results are its own
+            return ()
+        quantities = [q for r in self.results for q in (r.quantity, *(w.use for w in r.variants))]
+        quantities += [n.quantity for n in self.neglect]
+        workloads = (self.workload, *(w.use for w in self.workloads))
+        readable = set().union(*(dependencies(w, quantities) for w in workloads))
+        return tuple(o for o in self._declared if o.supplies and not readable & set(o.supplies))
 
     def choose(self, args: Any, default: str, variants: tuple[When, ...]) -> str:
         return next((w.use for w in variants if getattr(args, w.dest, None) == w.value), default)

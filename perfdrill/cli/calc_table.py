@@ -20,6 +20,7 @@ from perfdrill.cli.calc_options import (
     WEIGHT_DTYPE,
     roofline_results,
 )
+from perfdrill.cli.calc_scale import TOPICS_SCALE
 from perfdrill.cli.calc_spec import Neglect, Option, Result, Subcommand, When
 from perfdrill.cli.calc_topics import TOPICS
 from perfdrill.cli.numbers import batches, not_negative, quantity, whole
@@ -32,7 +33,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "roofline",
             "ridge point of a chip",
             "roofline",
-            (Result("ridge_point", "ridge_point"),),
+            tuple(Result(n, n) for n in ("ridge_point", "system_flops", "system_bandwidth", "system_memory")),
             groups=(HARDWARE,),
         ),
         Subcommand(
@@ -73,7 +74,13 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "model",
             "parameter count, weight bytes and KV bytes per token",
             "model",
-            tuple(Result(n, n) for n in ("params", "active_params", "weight_bytes", "kv_bytes_per_token")),
+            tuple(
+                Result(n, n)
+                for n in (
+                    *("params", "active_params", "weight_bytes", "kv_bytes_per_token"),
+                    *("embedding_params", "attention_params", "mlp_params", "norm_and_router_params"),
+                )
+            ),
             (Option("--dtype", "storage dtype (default bf16)", default="bf16", choices=COMPUTE_DTYPES),),
             (MODEL,),
             model_level=True,
@@ -96,6 +103,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                 Result("fits", "fits"),
                 Result("critical_batch", "critical_batch"),
                 Result("max_batch", "max_batch"),
+                Result("min_chips", "inference_min_chips"),
             ),
             (
                 CONTEXT,
@@ -149,15 +157,24 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "train",
             "training time and memory",
             "train",
-            tuple(Result(n, n) for n in ("flops", "time", "memory_required", "min_chips")),
+            tuple(
+                Result(n, n)
+                for n in (
+                    *("flops", "time", "memory_required", "min_chips", "max_trainable_params"),
+                    *("activation_memory", "checkpointed_activation_memory", "checkpointed_time"),
+                )
+            ),
             (
+                Option("--batch", "sequences per step (for activation memory)", whole(), ("batch",), "B"),
+                Option(
+                    "--sequence", "tokens per sequence (for activation memory)", whole(), ("sequence",), "S"
+                ),
                 Option(
                     "--tokens",
-                    "training tokens, e.g. 15e12",
+                    "training tokens, e.g. 15e12 (memory needs none)",
                     quantity("token"),
                     ("tokens",),
                     "D",
-                    required=True,
                 ),
                 Option(
                     "--bytes-per-param",
@@ -175,11 +192,25 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "collective",
             "ring collective time",
             "collective",
-            (Result("time", "ring_pass_time", (When("op", "all-reduce", "all_reduce_time"),)),),
+            (
+                Result("time", "ring_pass_time", (When("op", "all-reduce", "all_reduce_time"),)),
+                Result(
+                    "time_with_latency",
+                    "alpha_beta_all_gather_time",
+                    (When("op", "all-reduce", "alpha_beta_all_reduce_time"),),
+                ),
+            ),
             (
                 COLLECTIVE_OP,
                 COLLECTIVE_BYTES,
                 Option("--participants", "chips in the ring", whole(), ("participants",), "N", required=True),
+                Option(
+                    "--latency",
+                    "time of one ring step (alpha), e.g. '5 us'",
+                    quantity("s"),
+                    ("link_latency",),
+                    "Q",
+                ),
             ),
             (LINK,),
         ),
@@ -206,5 +237,6 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             runner="sweep",
         ),
         *TOPICS,
+        *TOPICS_SCALE,
     )
 }

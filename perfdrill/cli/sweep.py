@@ -10,6 +10,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from perfdrill.calc import SCHEMA
 from perfdrill.cli import terminal
 from perfdrill.cli.omitted import lines, nothing_computed
 from perfdrill.cli.values import json_value, print_json
@@ -84,7 +85,8 @@ def run(args: argparse.Namespace, prepare: Callable[[list[str]], Any]) -> int:
             results["optimal_batch"] = best
         if "exact_optimal_batch" not in omitted:
             results["exact_optimal_batch"] = int(exact.values["optimal_batch"])
-        print_json(calculation.echo, results, omitted, calculation.notes)
+        document = {"inputs": calculation.echo, "results": results, "omitted": omitted}
+        print_json({"schema": SCHEMA, **document, "notes": calculation.notes})
         return 0
     _print_table(workload, rows, columns, best)
     if "exact_optimal_batch" not in omitted:

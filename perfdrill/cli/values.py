@@ -20,11 +20,8 @@ def json_value(workload: str, quantity: str, value: Any) -> dict[str, Any]:
     return {"value": number, "unit": meta.unit}
 
 
-def print_json(
-    echo: dict[str, Any], results: dict[str, Any], omitted: dict[str, list[str]], notes: list[str]
-) -> None:
-    """The JSON document of one calculation; strict JSON, so a NaN or an infinity is a bug, not output."""
-    document = {"inputs": echo, "results": results, "omitted": omitted, "notes": notes}
+def print_json(document: dict[str, Any]) -> None:
+    """A calculation's JSON document; strict JSON, so a NaN or an infinity is a bug, not output."""
     print(json.dumps(document, indent=2, allow_nan=False))
 
 

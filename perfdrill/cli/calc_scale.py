@@ -1,0 +1,110 @@
+"""`perfdrill calc` subcommands of issue 22's topics: collectives over TPU ICI tori and the limits
+of data, fully-sharded and tensor parallelism over them.
+
+Declared as data like calc_table.py's; kept apart so that module stays under 400 lines.
+"""
+
+from __future__ import annotations
+
+from perfdrill.cli.calc_spec import Neglect, Option, Result, Subcommand, When
+from perfdrill.cli.numbers import quantity, whole
+
+LINK_BANDWIDTH = Option(
+    "--link-bandwidth",
+    "one-way bandwidth of one ICI link, e.g. '45 GB/s' (TPU v4p, v5e)",
+    quantity("byte/s"),
+    ("ici_link_bandwidth",),
+    "Q",
+    required=True,
+)
+
+ICI = Subcommand(
+    "ici",
+    "a collective over TPU ICI torus axes with wraparound links (the JAX scaling book's model)",
+    "ici_collective",
+    (
+        Result(
+            "time",
+            "ici_all_gather_time",
+            (
+                When("op", "all-reduce", "ici_all_reduce_time"),
+                When("op", "all-to-all", "ici_all_to_all_time"),
+            ),
+        ),
+        Result("bandwidth_time", "ici_all_gather_bandwidth_time"),
+        Result("latency_time", "ici_latency_time"),
+        Result("bandwidth", "ici_bidirectional_bandwidth"),
+    ),
+    (
+        Option(
+            "--op",
+            "the collective",
+            choices=("all-gather", "reduce-scatter", "all-reduce", "all-to-all"),
+            required=True,
+        ),
+        Option(
+            "--bytes",
+            "the whole array's bytes (as gathered, or as each chip holds it before a reduction)",
+            quantity("byte"),
+            ("collective_bytes",),
+            "Q",
+            required=True,
+        ),
+        LINK_BANDWIDTH,
+        Option("--axes", "torus axes the collective spans (default 1)", whole(), ("ici_axes",), "n", 1),
+        Option(
+            "--axis-size", "chips along each axis (for the hop latency)", whole(), ("ici_axis_size",), "N"
+        ),
+        Option(
+            "--hop-latency",
+            "least time of one hop (default 1 us, the book's typical ICI hop)",
+            quantity("s"),
+            ("link_latency",),
+            "Q",
+            1e-6,
+        ),
+    ),
+    neglect=(
+        Neglect("ici_latency_time", "hop latencies are unknown and neglected: the bandwidth term alone"),
+    ),
+)
+
+ICI_LIMITS = Subcommand(
+    "ici-limits",
+    "how far data, fully-sharded and tensor parallelism over ICI stay compute-bound (the scaling book)",
+    "ici_parallelism",
+    tuple(
+        Result(name, name)
+        for name in (
+            *("ici_intensity", "dp_min_batch_per_chip", "dp_max_chips"),
+            *("tp_max_degree", "mixed_min_batch_per_chip"),
+        )
+    ),
+    (
+        Option(
+            "--flops",
+            "peak FLOP/s of one chip, e.g. '459 TFLOP/s'",
+            quantity("FLOP/s"),
+            ("peak_flops",),
+            "Q",
+            required=True,
+        ),
+        LINK_BANDWIDTH,
+        Option("--axes", "ICI axes the parallelism spans (default 1)", whole(), ("ici_axes",), "n", 1),
+        Option("--batch-tokens", "tokens in one training batch", quantity("token"), ("batch_tokens",), "B"),
+        Option("--ffn", "MLP width F of the model", whole(), ("ffn",), "F"),
+        Option(
+            "--fsdp-axes",
+            "axes given to FSDP when mixed with TP (default 2)",
+            whole(),
+            ("fsdp_axes",),
+            "n",
+            2,
+        ),
+        Option(
+            "--tp-axes", "axes given to TP when mixed with FSDP (default 1)", whole(), ("tp_axes",), "n", 1
+        ),
+    ),
+)
+
+TOPICS_SCALE = (ICI, ICI_LIMITS)
