@@ -29,6 +29,8 @@ FACTS = (
     "link_domain",
     "attention_params_per_layer",
     "kv_elements_per_token_per_layer",
+    "measured_matmul_flops",  # XLA's measured rate for the drawn shape (engine/model/measured.py)
+    "mamf_flops",  # the chip's measured Maximum Achievable Matmul FLOPS for the dtype
     *(f"{dtype}_peak_flops" for dtype in COMPUTE_DTYPES),  # the peak a lower-precision path runs at
 )
 

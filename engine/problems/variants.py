@@ -19,6 +19,7 @@ from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
 from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import computed, fill, info
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
+from perfdrill.engine.model.measured import measured_facts
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import unit_scale
 from perfdrill.engine.problems.expressions import Expression, describe
@@ -380,6 +381,10 @@ def scenario_inputs(
                 exc.message if isinstance(exc, PerfdrillError) else describe(exc),
                 file=template.file, line=template.line("inputs", name), field=f"inputs.{name}",
             ) from None  # fmt: skip
+    chip, dtype = (scenario.get(key, "bf16") for key in ("chip", "dtype"))
+    if isinstance(chip, str) and isinstance(dtype, str) and isinstance(params.get(chip), Chip):
+        # measured rates for this chip, dtype and matmul shape (specs/measured/)
+        inputs.update(measured_facts(params[chip].id, str(params.get(dtype, dtype)), inputs))
     return inputs
 
 

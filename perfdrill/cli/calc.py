@@ -13,6 +13,7 @@ from importlib import import_module
 from typing import Any
 
 from perfdrill.cli import OneLineParser
+from perfdrill.cli.calc_measured import matmul_measured
 from perfdrill.cli.calc_options import ARCH_FLAGS, HARDWARE, LINK, MODEL
 from perfdrill.cli.calc_spec import Option, Subcommand
 from perfdrill.cli.calc_table import SUBCOMMANDS
@@ -27,6 +28,7 @@ from perfdrill.engine.model import (
     dependencies,
     dtype_bytes,
     evaluate_available,
+    format_quantity,
     hardware,
     load_specs,
     model_inputs,
@@ -288,12 +290,18 @@ def run(args: argparse.Namespace) -> int:
     shown = [(r, q) for r, q in pairs if q in values]
     if not shown:
         raise nothing_computed(omitted, reasons)
+    measured, measured_notes = (
+        matmul_measured(calculation.echo, values.get("runtime")) if spec.name == "matmul" else ({}, [])
+    )
+    notes = [*calculation.notes, *measured_notes]
     if args.json:
         results = {r: json_value(workload, q, values[q]) for r, q in shown}
-        print_json(calculation.echo, results, omitted, calculation.notes)
+        print_json(calculation.echo, {**results, **measured}, omitted, notes)
         return 0
     given = set(inputs) | (set() if spec.model_level else MODEL_LEVEL)
     print_results(workload, shown, values, given, explain=args.explain)
-    for line in [*lines(omitted, reasons), *calculation.notes]:
+    for name, result in measured.items():
+        print(f"{name}: {format_quantity(result['value'], result['unit'])}")
+    for line in [*lines(omitted, reasons), *notes]:
         print(line)
     return 0
