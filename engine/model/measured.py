@@ -31,6 +31,9 @@ from perfdrill.engine.yamlio import file_kind_problem, load_yaml
 GRID_LOW = (1, 256, 256, 256)
 GRID_HIGH = (4, 4096, 4096, 4096)
 
+# What a template may read from these tables, beside the chip's and model's figures.
+MEASURED_FACTS = ("measured_matmul_flops", "mamf_flops")
+
 Positive = Annotated[int, Meta(gt=0)]
 PositiveNumber = Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)]
 Pair = Annotated[list[PositiveNumber], Meta(min_length=2, max_length=2)]

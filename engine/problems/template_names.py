@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING
 
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
+from perfdrill.engine.model.measured import MEASURED_FACTS
 from perfdrill.engine.model.specs import COMPUTE_DTYPES
 from perfdrill.engine.problems.expressions import Expression, shorten
 from perfdrill.engine.schema import Where
@@ -29,8 +30,7 @@ FACTS = (
     "link_domain",
     "attention_params_per_layer",
     "kv_elements_per_token_per_layer",
-    "measured_matmul_flops",  # XLA's measured rate for the drawn shape (engine/model/measured.py)
-    "mamf_flops",  # the chip's measured Maximum Achievable Matmul FLOPS for the dtype
+    *MEASURED_FACTS,  # published measurements for the chip, dtype and shape (engine/model/measured.py)
     *(f"{dtype}_peak_flops" for dtype in COMPUTE_DTYPES),  # the peak a lower-precision path runs at
 )
 

@@ -19,7 +19,7 @@ from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
 from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import computed, fill, info
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
-from perfdrill.engine.model.measured import measured_facts
+from perfdrill.engine.model.measured import MEASURED_FACTS, measured_facts
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import unit_scale
 from perfdrill.engine.problems.expressions import Expression, describe
@@ -365,6 +365,14 @@ def scenario_inputs(
         raise TemplateError(
             message, file=template.file, line=template.line(*path), field=".".join(map(str, path))
         ) from None
+    chip, dtype = (scenario.get(key, "bf16") for key in ("chip", "dtype"))
+    drawn = params.get(chip) if isinstance(chip, str) else None
+
+    def measured() -> dict[str, float]:  # rates measured for this chip, dtype and shape (specs/measured/)
+        if not isinstance(drawn, Chip) or not isinstance(dtype, str):
+            return {}
+        return measured_facts(drawn.id, str(params.get(dtype, dtype)), inputs)
+
     for name, expression in template.inputs.items():
 
         def look(n: str, s: str | None) -> Any:
@@ -372,6 +380,10 @@ def scenario_inputs(
                 return parameter_value(template, params, n)
             if s is None and n in inputs:
                 return inputs[n]
+            if s is None and n in MEASURED_FACTS:
+                if n not in (facts := measured()):
+                    raise UsageError(f"no measurement gives {n!r} for this chip, dtype and shape")
+                return facts[n]
             raise UsageError(f"unknown name {n!r}: inputs may use parameters and scenario values")
 
         try:
@@ -381,10 +393,7 @@ def scenario_inputs(
                 exc.message if isinstance(exc, PerfdrillError) else describe(exc),
                 file=template.file, line=template.line("inputs", name), field=f"inputs.{name}",
             ) from None  # fmt: skip
-    chip, dtype = (scenario.get(key, "bf16") for key in ("chip", "dtype"))
-    if isinstance(chip, str) and isinstance(dtype, str) and isinstance(params.get(chip), Chip):
-        # measured rates for this chip, dtype and matmul shape (specs/measured/)
-        inputs.update(measured_facts(params[chip].id, str(params.get(dtype, dtype)), inputs))
+    inputs.update(measured())
     return inputs
 
 
