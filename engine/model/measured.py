@@ -31,8 +31,8 @@ from perfdrill.engine.yamlio import file_kind_problem, load_yaml
 GRID_LOW = (1, 256, 256, 256)
 GRID_HIGH = (4, 4096, 4096, 4096)
 
-# What a template may read from these tables, beside the chip's and model's figures.
-MEASURED_FACTS = ("measured_matmul_flops", "mamf_flops")
+# What a template may read from these tables, beside the chip's and model's figures, with its unit.
+MEASURED_FACTS = {"measured_matmul_flops": "FLOP/s", "mamf_flops": "FLOP/s"}
 
 Positive = Annotated[int, Meta(gt=0)]
 PositiveNumber = Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)]
