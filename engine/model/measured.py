@@ -32,7 +32,12 @@ GRID_LOW = (1, 256, 256, 256)
 GRID_HIGH = (4, 4096, 4096, 4096)
 
 # What a template may read from these tables, beside the chip's and model's figures, with its unit.
-MEASURED_FACTS = {"measured_matmul_flops": "FLOP/s", "mamf_flops": "FLOP/s"}
+MEASURED_FACTS = {
+    "measured_matmul_flops": "FLOP/s",  # XLA's rate for the chip, dtype and the inputs' m, k, n
+    "mamf_flops": "FLOP/s",  # the chip's Maximum Achievable Matmul FLOPS in the dtype
+    "measured_sweep_ranks": "1",  # ranks of the chip's measured all-reduce sweep
+    "measured_bus_bandwidth": "byte/s",  # that sweep's busbw at the inputs' collective_bytes
+}
 
 Positive = Annotated[int, Meta(gt=0)]
 PositiveNumber = Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)]
@@ -238,6 +243,12 @@ def measured_facts(chip: str, dtype: str, inputs: dict[str, float]) -> dict[str,
     facts: dict[str, float] = {}
     if dtype in book.mamf.get(chip, {}):
         facts["mamf_flops"] = book.mamf[chip][dtype].flops
+    sweep = next((s for s in book.all_reduce.values() if s.chip == chip), None)
+    if sweep is not None:
+        facts["measured_sweep_ranks"] = float(sweep.ranks)
+        row = [busbw for size, busbw in sweep.rows if size == inputs.get("collective_bytes")]
+        if row:
+            facts["measured_bus_bandwidth"] = row[0] * 1e9  # printed in GB/s
     if all(name in inputs for name in ("m", "k", "n")):
         flops = book.matmul_flops(chip, dtype, inputs["m"], inputs["k"], inputs["n"])
         if flops is not None:
