@@ -96,6 +96,7 @@ class Chip(_Entry, frozen=True, kw_only=True):
     vendor: Text
     peak_flops: Annotated[dict[ComputeDtype, FlopRate], Meta(min_length=1)]  # dense FLOP/s per dtype
     memory: Bytes
+    memory_type: Text | None = None  # as the datasheet names it (HBM3, GDDR6): prompts say HBM only for HBM
     memory_bandwidth: ByteRate
     link_bandwidth: ByteRate | None = None  # one-way, aggregate over the chip's links
     link_peer_bandwidth: ByteRate | None = None  # one-way, to any single peer, where it is uniform

@@ -173,6 +173,8 @@ def chip_view(chip: Chip) -> dict[str, Any]:
         "vendor": chip.vendor,
         "memory": _quoted(chip.memory, "byte"),
         "memory_bandwidth": _quoted(chip.memory_bandwidth, "byte/s"),
+        # the chip's DRAM as a prompt names it: "HBM" only for HBM parts (an L4's is GDDR6)
+        "dram": "HBM" if (chip.memory_type or "HBM").startswith("HBM") else chip.memory_type,
         "peak": {dtype: _quoted(value, "FLOP/s") for dtype, value in chip.peak_flops.items()},
         "link_bandwidth": _quoted(chip.link_bandwidth, "byte/s"),
         "host_link_bandwidth": _quoted(chip.host_link_bandwidth, "byte/s"),

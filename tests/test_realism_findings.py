@@ -1,0 +1,108 @@
+"""Issue 23's realism findings, each pinned: set-ups a practitioner would not object to.
+
+Each expected value is a hand derivation or a published figure written here, never the engine's.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.problems.bank import load_bank
+from perfdrill.engine.problems.generation import Problem, generate
+
+BANK = load_bank()
+SPECS = load_specs()
+
+
+def _problems(template_id: str, seeds: int) -> list[Problem]:
+    return [generate(BANK.get(template_id), seed, SPECS) for seed in range(seeds)]
+
+
+def _text(problem: Problem) -> str:
+    return " ".join(
+        [problem.prompt, *(p.prompt for p in problem.parts), *(c for p in problem.parts for c in p.choices)]
+    )
+
+
+def test_hgx_b200_memory_is_what_its_users_get() -> None:
+    # specs_reference.yaml: nvidia_b200_hgx memory_capacity alt_values.nvidia_hgx_b200_revised_datasheet
+    # = 180 GB per GPU (the launch spec's 192 GB is the physical HBM).
+    b200 = SPECS.chip("b200")
+    assert b200.memory.value == 180e9 and "180 GB" in b200.memory.source
+
+
+def test_decode_profile_batch_with_180_gb(run_cli) -> None:
+    # GPT-3 175B on 4 x B200: KV = 2 · 96 layers · 96 heads · 128 · 2 B = 4,718,592 B/token; at 2,048
+    # tokens a sequence holds 9.664 GB. (4 · 180 − 350) GB ÷ 9.664 GB = 38.3 -> 38 (with 192 GB: 43).
+    code, out, err = run_cli(
+        "generate",
+        "--question",
+        "serving/decode-profile",
+        "--count",
+        "2",
+        "--seed",
+        "7302",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    first = json.loads(out)[0]
+    assert "4 × NVIDIA B200 (HGX)" in first["prompt"] and "180\u00a0GB each" in first["prompt"]
+    max_batch = next(p for p in first["parts"] if p["name"] == "max_batch")
+    assert max_batch["answer"]["value"] == 38
+
+
+def test_gddr_chips_are_not_called_hbm() -> None:
+    seen = set()
+    for problem in _problems("kernels/l2-resident-weights", 120):
+        chip = problem.variant.params["chip"]
+        text = _text(problem)
+        if chip.id in ("l4", "t4", "rtx-4090", "a10g"):  # GDDR6 / GDDR6X on their datasheets
+            assert "HBM" not in text, (chip.id, problem.seed)
+            assert "GDDR6" in text
+            seen.add("gddr")
+        elif chip.id == "h100-sxm":
+            assert "HBM" in text
+            seen.add("hbm")
+    assert seen == {"gddr", "hbm"}
+
+
+def test_memory_types_as_the_datasheets_name_them() -> None:
+    assert SPECS.chip("l4").memory_type == "GDDR6"
+    assert SPECS.chip("rtx-4090").memory_type == "GDDR6X"
+    assert SPECS.chip("h100-sxm").memory_type == "HBM3"
+
+
+@pytest.mark.parametrize("template_id", ["kv_cache/mha-vs-gqa", "kv_cache/paged-waste"])
+def test_sliding_window_models_are_left_out_of_full_cache_sizing(template_id: str) -> None:
+    # Gemma 2's local layers and Mistral 7B v0.1 hold at most 4,096 tokens of cache; these
+    # templates size a full cache, so they never draw them.
+    drawn = {p.variant.params["model"].id for p in _problems(template_id, 150)}
+    assert not drawn & {"gemma-2-9b", "gemma-2-27b", "mistral-7b"}
+    assert len(drawn) >= 4
+
+
+def test_mxfp4_has_no_per_tensor_scale() -> None:
+    seen = set()
+    for problem in _problems("quantization/fp4-blackwell", 40):
+        fmt = problem.variant.params["format"]
+        seen.add(fmt)
+        if fmt == "MXFP4":
+            assert "ignore the single per-tensor scale" not in problem.prompt
+            assert "no per-tensor scale" in problem.prompt
+        else:
+            assert "NVFP4's single FP32 per-tensor scale" in problem.prompt
+    assert seen == {"NVFP4", "MXFP4"}
+
+
+def test_fp4_decode_step_is_never_faster_than_one_kernel_per_layer() -> None:
+    # A decode step runs at least one kernel per layer, each at least the 2 µs kernel floor;
+    # GPT-2 small (124M parameters) on B200s in FP4 gave a 2.18 µs step before.
+    for problem in _problems("quantization/fp4-blackwell", 80):
+        variant = problem.variant
+        assert variant.params["model"].id != "gpt2-small"
+        layers = float(variant.lookup("layers", None))
+        assert float(variant.lookup("runtime", None)) >= layers * 2e-6
