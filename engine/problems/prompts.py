@@ -89,7 +89,9 @@ def _a_an(text: object) -> str:
     """`{{ chip.name | a_an }}`: the text after "a" or "an", as it is said aloud: "a Google TPU",
     "an H100", "an fp8 kernel", "an 8-token prompt", "a 1,024-token prompt"."""
     shown = str(text)
-    first = shown.lstrip("*_ (").split(" ")[0]
+    first = (shown.lstrip("*_ (").split() or [""])[
+        0
+    ]  # any space: a quantity joins its unit with a no-break one
     article = "a"
     if first[:1].isdigit():
         leading = first.split(",")[0].split(".")[0].split("-")[0]
