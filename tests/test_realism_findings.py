@@ -138,3 +138,24 @@ def test_prompts_read_right_for_one_chip_and_any_size(template_id: str) -> None:
         text = problem.prompt.replace("\u00a0", " ")
         for pattern, what in GLITCHES:
             assert not re.search(pattern, text), (what, problem.seed, text[:200])
+
+
+def test_a_cuda_graph_never_loses_to_eager() -> None:
+    # Both modes pay the first launch before the GPU starts; eager also waits for the last launch,
+    # then at least one kernel floor. GPU-bound: eager = launch + GPU = graph, a speed-up of exactly 1.
+    kinds = set()
+    for problem in _problems("overhead/decode-launches", 60):
+        v = problem.variant
+        launch, floor = float(v.lookup("launch_overhead", None)), float(v.lookup("kernel_floor", None))
+        launches, gpu = float(v.lookup("launch_time", None)), float(v.lookup("decode_gpu_time", None))
+        eager, graph = float(v.lookup("eager_decode_time", None)), float(v.lookup("graph_decode_time", None))
+        assert graph == pytest.approx(gpu + launch)
+        assert eager == pytest.approx(max(launches + floor, launch + gpu))
+        assert eager >= graph * (1 - 1e-12), problem.seed
+        kinds.add("launch" if launches > gpu else "gpu")
+    assert kinds == {"launch", "gpu"}
+
+
+def test_timed_matmul_states_its_batch_more_rule() -> None:
+    prompt = _problems("runtime_check/timed-matmul", 1)[0].prompt
+    assert "a launch that costs more CPU time than the kernel's roofline time" in prompt

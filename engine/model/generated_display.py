@@ -1198,7 +1198,7 @@ QUANTITIES = {
     'optimal_is_knee@decode_launch': ('best batch', ('the largest batch that fits is best', 'the compute-bound knee is best'), False, ('pw', (1, ('and', ('<=', 'knee_batch', 'max_batch'), ('>', 'sequence_time_margin', 0))), (0, True))),
     'launch_time@decode_launch': ('launch time', None, False, ('*', 'kernels', 'launch_overhead')),
     'decode_gpu_time@decode_launch': ('GPU time per step', None, False, ('max', 'runtime', ('*', 'kernels', 'kernel_floor'))),
-    'eager_decode_time@decode_launch': ('eager step time', None, False, ('max', 'decode_gpu_time', 'launch_time')),
+    'eager_decode_time@decode_launch': ('eager step time', None, False, ('max', ('+', 'decode_gpu_time', 'launch_overhead'), ('+', 'launch_time', 'kernel_floor'))),
     'graph_decode_time@decode_launch': ('CUDA-graph step time', None, False, ('+', 'decode_gpu_time', 'launch_overhead')),
     'decode_launch_bound@decode_launch': ('what sets the pace', ("the GPU's work sets the pace", "the CPU's launches set the pace"), False, ('pw', (1, ('<', 'decode_gpu_time', 'launch_time')), (0, True))),
     'attention_params_per_layer@decode_mfu': ('attention params per layer', None, False, ('*', 2, 'd_model', 'head_dim', ('+', 'heads', 'kv_heads'))),
