@@ -159,3 +159,22 @@ def test_a_cuda_graph_never_loses_to_eager() -> None:
 def test_timed_matmul_states_its_batch_more_rule() -> None:
     prompt = _problems("runtime_check/timed-matmul", 1)[0].prompt
     assert "a launch that costs more CPU time than the kernel's roofline time" in prompt
+
+
+def test_adam_chip_count_is_clear_of_its_edge() -> None:
+    # The seed-540930 variant needed 9 chips while 8 were only 0.4% short; now one chip fewer is at
+    # least 1% short and the answer has at least 1% to spare.
+    for problem in _problems("training/adam-memory", 80):
+        v = problem.variant
+        need, have = float(v.lookup("memory_required", None)), float(v.lookup("memory_capacity", None))
+        chips = float(v.lookup("min_chips", None))
+        assert chips * have >= 1.01 * need and (chips - 1) * have <= 0.99 * need, problem.seed
+
+
+def test_conventions_an_exact_answer_depends_on_are_stated() -> None:
+    # 48 MB of L2 read as MiB moves the widest resident d from 4,898 to 5,016.
+    prompt = _problems("kernels/l2-resident-weights", 1)[0].prompt.replace("\u00a0", " ")
+    assert "1 MB = 1,000,000 bytes" in prompt
+    # The chunk's own KV write moves the largest free chunk by a token.
+    chunked = _problems("serving/chunked-prefill", 1)[0]
+    assert any("chunk's own KV-cache writes" in part.prompt for part in chunked.parts)
