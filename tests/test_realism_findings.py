@@ -178,3 +178,52 @@ def test_conventions_an_exact_answer_depends_on_are_stated() -> None:
     # The chunk's own KV write moves the largest free chunk by a token.
     chunked = _problems("serving/chunked-prefill", 1)[0]
     assert any("chunk's own KV-cache writes" in part.prompt for part in chunked.parts)
+
+
+def test_titles_and_difficulty_match_the_variants() -> None:
+    assert BANK.get("roofline/faster-chip").difficulty != "hard"  # 34 of 40 variants answer 1x or 2x
+    for template_id, phrase in [
+        ("performance_model/batching-gain", "memory-bound"),  # compute-bound in 10 of 40 variants
+        ("quantization/w8a8-compute", "at a large batch"),  # memory-bound variants exist
+        ("speculative/large-batch", "as the batch grows"),  # batch 1 variants exist
+        ("roofline/attainable", "near the ridge"),  # a variant at 0.28x of the ridge
+    ]:
+        assert phrase not in BANK.get(template_id).title.lower(), template_id
+
+
+def test_pretraining_runs_are_plausible() -> None:
+    # Llama 3.1 405B on 512 x L4 took 1,092 days: pre-training runs on training parts, within six months.
+    for problem in _problems("training/time-6nd", 60):
+        v = problem.variant
+        assert v.params["chip"].id not in ("l4", "t4", "a10g", "rtx-4090")
+        assert float(v.lookup("time", None)) <= 180 * 86400
+
+
+def test_some_zero_stage_fits() -> None:
+    for problem in _problems("training/zero-stages", 60):
+        v = problem.variant
+        assert float(v.lookup("zero3_state_bytes", None)) < 0.8 * float(v.lookup("memory_capacity", None))
+
+
+def test_no_70b_on_one_small_tpu() -> None:
+    for problem in _problems("attention_memory/score-matrix", 80):
+        v = problem.variant
+        pair = (v.params["model"].id, v.params["chip"].id)
+        assert pair != ("llama-3.1-70b", "tpu-v5e")
+        # Llama 3.1 70B: 2 · 12 · 80 · 8192² = 128.8 GB of weights needs >= 32.2 GB per chip of four
+        if pair[0] == "llama-3.1-70b":
+            assert float(v.lookup("memory_capacity", None)) >= 32.2e9
+
+
+def test_fused_traffic_streams_from_dram() -> None:
+    # A 7.6 MB tensor inside a 40 MB L2 was counted as DRAM traffic; now the tensor is at least twice the L2.
+    for problem in _problems("elementwise/fusion-traffic", 60):
+        v = problem.variant
+        l2 = v.params["chip"].l2_cache.value
+        assert float(v.lookup("elements", None)) * float(v.lookup("activation_bytes", None)) >= 2 * l2
+
+
+def test_a_measured_decode_step_is_never_under_its_kernels() -> None:
+    for problem in _problems("runtime_check/decode-step", 60):
+        v = problem.variant
+        assert float(v.lookup("measured_runtime", None)) >= 10 * float(v.lookup("layers", None)) * 2e-6
