@@ -227,3 +227,27 @@ def test_a_measured_decode_step_is_never_under_its_kernels() -> None:
     for problem in _problems("runtime_check/decode-step", 60):
         v = problem.variant
         assert float(v.lookup("measured_runtime", None)) >= 10 * float(v.lookup("layers", None)) * 2e-6
+
+
+def test_nics_per_node_are_in_the_specs() -> None:
+    # DGX H100/H200/B200: eight single-port ConnectX-7, one 400 Gb/s NIC per GPU (DGX BasePOD docs).
+    for chip in ("h100-sxm", "h200", "b200"):
+        assert SPECS.chip(chip).network_nics.value == 8
+        assert SPECS.chip(chip).network_bandwidth.value == 50e9
+
+
+def test_no_hierarchical_gain_a_railed_node_does_not_show() -> None:
+    # With one NIC per GPU NCCL runs a ring per NIC, so the flat rings already spread the buffer over
+    # all 8 NICs; the hierarchical scheme wins only its smaller cross-node share at few nodes, at most
+    # about 1.2x (B200, 2 nodes, fabric 80%: flat 2·15/16 ÷ 320 GB/s = 5.86 ms per GB, hierarchical
+    # 2·7/8 ÷ 900 + 2·1/2 ÷ 320 = 5.07 ms per GB), never the ~4.8x a single NIC per ring taught.
+    for problem in _problems("parallelism/hierarchical-all-reduce", 40):
+        v = problem.variant
+        assert float(v.lookup("node_nics", None)) == 8
+        assert float(v.lookup("hierarchical_speedup", None)) < 1.3, problem.seed
+
+
+def test_disaggregation_nics_are_per_gpu_and_realistic() -> None:
+    for problem in _problems("prefill_decode/disaggregation-pays", 40):
+        assert problem.variant.params["nic"] in (200, 400)
+        assert problem.variant.params["chip"].network_nics is not None

@@ -28,6 +28,7 @@ FACTS = (
     "sparse_peak_flops",
     "memory_capacity_read_as_gb",
     "link_domain",
+    "network_nics",
     "attention_params_per_layer",
     "kv_elements_per_token_per_layer",
     *MEASURED_FACTS,  # published measurements for the chip, dtype and shape (engine/model/measured.py)

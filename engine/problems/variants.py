@@ -262,6 +262,8 @@ def chip_facts(chip: Chip, dtype: str) -> dict[str, float]:
         facts["memory_capacity_read_as_gb"] = float(number) * 1e9
     if chip.link_domain is not None:
         facts["link_domain"] = float(chip.link_domain)
+    if chip.network_nics is not None:
+        facts["network_nics"] = chip.network_nics.value
     for other, peak in chip.peak_flops.items():  # the peak a lower-precision path runs at (W8A8, FP4)
         facts[f"{other}_peak_flops"] = peak.value
     return facts
