@@ -175,3 +175,45 @@ def test_nccl_bucket_by_hand() -> None:
             assert float(variant.lookup("measured_runtime", None)) == pytest.approx(52.44e-6, rel=1e-3)
             return
     pytest.fail("no 4 MiB H200 variant in 200 seeds")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("training/pipeline-bubble", "training/pipeline-bubble-basics"),
+        ("serving/chunked-prefill", "serving/chunked-prefill-steps"),
+        ("quantization/kv-cache-batch", "quantization/kv-cache-bytes"),
+    ],
+)
+def test_a_second_template_at_another_difficulty(first: str, second: str) -> None:
+    assert BANK.get(first).difficulty != BANK.get(second).difficulty
+
+
+def test_pipeline_basics_by_hand() -> None:
+    # p = 2, m = 32, 37 ms a slot (seed 4): 33 slots, 1.221 s, 1/33 = 3.03% idle
+    problem = generate(BANK.get("training/pipeline-bubble-basics"), 4, SPECS)
+    p, m = problem.variant.params["stages"], problem.variant.params["microbatches"]
+    slot = problem.variant.params["stage_time"]
+    assert problem.parts[0].value == m + p - 1
+    assert problem.parts[1].value == pytest.approx((m + p - 1) * slot * 1e3)  # in ms
+    assert problem.parts[2].value == pytest.approx(100 * (p - 1) / (m + p - 1))
+
+
+def test_int4_kv_bytes_by_hand() -> None:
+    for seed in range(40):
+        problem = generate(BANK.get("quantization/kv-cache-bytes"), seed, SPECS)
+        v = problem.variant
+        if v.params["kv_format"] != "int4":
+            continue
+        model, group = v.params["model"], v.params["kv_group"]
+        # 2 · layers · KV heads · head dim values, each 4 + 16/G bits
+        per_token = 2 * model.layers * model.kv_heads * model.head_dim * (4 + 16 / group) / 8
+        assert problem.parts[1].value == pytest.approx(per_token / 1024)  # KiB/token
+        return
+    pytest.fail("no int4 variant in 40 seeds")
+
+
+def test_chunked_steps_by_hand() -> None:
+    problem = generate(BANK.get("serving/chunked-prefill-steps"), 0, SPECS)
+    prompt, chunk = problem.variant.params["prompt"], problem.variant.params["chunk"]
+    assert problem.parts[0].value == -(-prompt // chunk)  # ceil
