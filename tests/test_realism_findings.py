@@ -251,3 +251,21 @@ def test_disaggregation_nics_are_per_gpu_and_realistic() -> None:
     for problem in _problems("prefill_decode/disaggregation-pays", 40):
         assert problem.variant.params["nic"] in (200, 400)
         assert problem.variant.params["chip"].network_nics is not None
+
+
+def test_check_enforces_the_plausibility_rules(tmp_path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    from tests.helpers import MATMUL, write_template
+
+    # The 4096³ matmul's roofline is 138.97 µs on an H100; a "measured" 100 µs beats the hardware.
+    question = MATMUL.replace(
+        "inputs: {m: 4096, k: 4096, n: 4096, activation_bytes: 2, weight_bytes_per_param: 2}",
+        "inputs: {m: 4096, k: 4096, n: 4096, activation_bytes: 2, weight_bytes_per_param: 2, "
+        "measured_runtime: 0.0001}",
+    )
+    folder = write_template(
+        tmp_path, "matmul/too-fast", question.replace("matmul/h100-4096", "matmul/too-fast")
+    )
+    code, out, err = run_cli("check", str(folder), "--seeds", "3")
+    assert code != 0
+    assert "plausibility rule 'measured-not-under-roofline'" in out + err
+    assert "question.yaml" in out + err

@@ -3,8 +3,8 @@
 For every seed: the expected answer must grade correct, the answer ×1.5 and ×0.5 incorrect, garbage
 invalid, and every mistake value must differ from the answer and from every other mistake. Over 50 or
 more seeds, a choice part must not give one answer in more than 90% of variants (an answer that can
-be memorised is not earned) unless the part says why in `mostly_one_answer`. Each finding names the
-file, the field and the line.
+be memorised is not earned) unless the part says why in `mostly_one_answer`; and every variant must
+keep the plausibility rules (plausibility.py). Each finding names the file, the field and the line.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from perfdrill.engine.problems.bank import (
 )
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
+from perfdrill.engine.problems.plausibility import broken_rules
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import candidates
 
@@ -92,6 +93,11 @@ def self_test(
             )  # fmt: skip
         for seed in range(seeds):
             problem = generate(template, seed, specs)
+            for message in broken_rules(problem.variant):
+                findings.append(
+                    Finding(template.file, template.line_of("constraints") or 1, "constraints",
+                            f"seed {seed}: {message}")
+                )  # fmt: skip
             for asked in problem.parts:
                 if asked.kind != "numeric":
                     answers.setdefault(asked.name, Counter())[", ".join(asked.correct) or "none"] += 1
