@@ -147,9 +147,9 @@ def xla_weighted_average(table: dict[Shape, float], point: tuple[int, ...]) -> f
         for x, low, high in zip(point, GRID_LOW, GRID_HIGH, strict=True)
     ]
     total = weights = 0.0
-    for corner in product(*sides):
-        weight = 1.0 / (sum((c - x) ** 2 for c, x in zip(corner, point, strict=True)) + 1.0)
-        total += table[corner] * weight
+    for b, m, k, n in product(*sides):
+        weight = 1.0 / (sum((c - x) ** 2 for c, x in zip((b, m, k, n), point, strict=True)) + 1.0)
+        total += table[(b, m, k, n)] * weight
         weights += weight
     return total / weights
 
@@ -217,11 +217,11 @@ def _matmul_rows(table: MatmulTable, where: Where, chip: str) -> dict[str, dict[
         b, m, n, k = (int(x) for x in row[:4])
         for dtype, flops in zip(table.dtypes, row[4:], strict=True):
             by_dtype[dtype][(b, m, k, n)] = float(flops)
-    for dtype, rows in by_dtype.items():  # XLA reads the 16 corners around a shape: all must exist
-        for corner in product(*[_powers(low, high) for low, high in zip(GRID_LOW, GRID_HIGH, strict=True)]):
-            if corner not in rows:
-                b, m, k, n = corner
-                raise where.error(f"{dtype} has no row for b={b} m={m} n={n} k={k}", "matmul", chip, "rows")
+    grid = product(*[_powers(low, high) for low, high in zip(GRID_LOW, GRID_HIGH, strict=True)])
+    for b, m, k, n in grid:  # XLA reads the 16 corners around a shape: every grid point must exist
+        for name, rows in by_dtype.items():
+            if (b, m, k, n) not in rows:
+                raise where.error(f"{name} has no row for b={b} m={m} n={n} k={k}", "matmul", chip, "rows")
     return by_dtype
 
 

@@ -11,9 +11,9 @@ def matmul_measured(echo: dict[str, Any], roofline_time: float | None) -> tuple[
     """`measured_flops`, `measured_time` and `fraction_of_roofline` (roofline time / measured time)
     where a measurement exists for the chip, dtype and shape, with a note saying whose it is."""
     chip, dtype = echo.get("chip"), echo.get("dtype", "bf16")
-    m, k, n = (echo.get(name) for name in ("m", "k", "n"))
-    if chip is None or None in (m, k, n):
+    if chip is None or any(echo.get(name) is None for name in ("m", "k", "n")):
         return {}, []
+    m, k, n = (float(echo[name]) for name in ("m", "k", "n"))
     book = load_measurements()
     flops = book.matmul_flops(chip, dtype, m, k, n)
     if flops is None:
