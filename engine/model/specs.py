@@ -96,7 +96,6 @@ class Chip(_Entry, frozen=True, kw_only=True):
     vendor: Text
     peak_flops: Annotated[dict[ComputeDtype, FlopRate], Meta(min_length=1)]  # dense FLOP/s per dtype
     memory: Bytes
-    memory_type: Text | None = None  # as the datasheet names it (HBM3, GDDR6): prompts say HBM only for HBM
     memory_bandwidth: ByteRate
     link_bandwidth: ByteRate | None = None  # one-way, aggregate over the chip's links
     link_peer_bandwidth: ByteRate | None = None  # one-way, to any single peer, where it is uniform
@@ -108,6 +107,7 @@ class Chip(_Entry, frozen=True, kw_only=True):
     sm_count: Count | None = None  # streaming multiprocessors (AMD: compute units)
     l2_cache: Bytes | None = None  # on-chip L2 shared by all SMs
     price_per_hour: HourlyPrice | None = None  # one chip's on-demand cloud list price, source dated
+    memory_type: Text | None = None  # as the datasheet names it (HBM3, GDDR6): prompts say HBM only for HBM
 
     @property
     def sparse_peak_flops(self) -> dict[str, float]:
