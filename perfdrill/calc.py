@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from perfdrill.engine import UsageError
-from perfdrill.engine.model import SpecBook, display, evaluate_available, load_specs
+from perfdrill.engine.model import SpecBook, display, evaluate_available, format_quantity, load_specs
 
 # The version of the JSON document (`--json`, `to_dict()`); docs/calc-json.md lists each change.
 SCHEMA = 2
@@ -49,6 +49,8 @@ class Result:
             return "yes" if self.value else "no"
         if isinstance(self.value, str) or hasattr(self.value, "shape"):
             return str(self.value)
+        if not self.quantity:  # a measurement, not a formula's result
+            return format_quantity(self.value, self.unit or "1")
         return display(self.workload, self.quantity, self.value)
 
     def to_dict(self) -> dict[str, Any]:
@@ -161,12 +163,19 @@ def compute(spec: Any, args: argparse.Namespace, book: SpecBook) -> Results:
             omitted[result], reasons[result] = calculation.hints.omission(result, quantity, available)
     if not results:
         raise nothing_computed(omitted, reasons)
+    notes = list(calculation.notes)
+    if spec.name == "matmul":  # where XLA measured the shape, its time beside the roofline's
+        from perfdrill.cli.calc_measured import matmul_measured
+
+        measured, measured_notes = matmul_measured(calculation.echo, available.values.get("runtime"))
+        results.update({name: Result(m["value"], m["unit"]) for name, m in measured.items()})
+        notes += measured_notes
     return Results(
         spec.name,
         calculation.echo,
         results,
         omitted,
-        calculation.notes,
+        notes,
         available.values,
         reasons,
         calculation.inputs,

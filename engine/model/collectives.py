@@ -155,9 +155,10 @@ HIERARCHICAL = [
     ),
     define(
         "flat_ring_all_reduce_time",
-        2 * (_NODES * _G - 1) / (_NODES * _G) * _BYTES / SYM["network_bandwidth"],
+        2 * (_NODES * _G - 1) / (_NODES * _G) * _BYTES / (SYM["node_nics"] * SYM["network_bandwidth"]),
         "s",
-        "one ring through all nodes·g GPUs: every step waits on the slowest hop, a NIC",
+        "flat rings through all nodes·g GPUs, one per NIC (NCCL's rails), each carrying its share of the "
+        "buffer: every step waits on the slowest hop, a NIC",
     ),
     define(
         "intra_node_reduce_scatter_time",
@@ -167,9 +168,10 @@ HIERARCHICAL = [
     ),
     define(
         "inter_node_all_reduce_time",
-        2 * (_NODES - 1) / _NODES * (_BYTES / _G) / SYM["network_bandwidth"],
+        2 * (_NODES - 1) / _NODES * (_BYTES / _G) / (SYM["network_bandwidth"] * SYM["node_nics"] / _G),
         "s",
-        "step 2: each GPU all-reduces its 1/g shard with its peers in the other nodes, over its NIC",
+        "step 2: each GPU all-reduces its 1/g shard with its peers in the other nodes, over its share "
+        "of the node's NICs",
     ),
     define(
         "hierarchical_all_reduce_time",
@@ -181,7 +183,7 @@ HIERARCHICAL = [
         "hierarchical_speedup",
         q("flat_ring_all_reduce_time") / q("hierarchical_all_reduce_time"),
         "1",
-        "how many times faster the hierarchical all-reduce is than one flat ring",
+        "how many times faster the hierarchical all-reduce is than the flat rings (below 1: slower)",
     ),
 ]
 

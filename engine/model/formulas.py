@@ -98,7 +98,8 @@ INPUTS: dict[str, tuple[str, str]] = {
     "fsdp_axes": ("1", "ICI axes given to fully-sharded data parallelism (M_X)"),
     "tp_axes": ("1", "ICI axes given to tensor parallelism (M_Y)"),
     "nodes": ("1", "nodes joined by the scale-out network"),
-    "network_bandwidth": ("byte/s", "one-way scale-out (InfiniBand) bandwidth of one GPU's NIC"),
+    "network_bandwidth": ("byte/s", "one-way scale-out (InfiniBand) bandwidth of one NIC"),
+    "node_nics": ("1", "scale-out NICs per node; NCCL runs one ring per NIC (a rail)"),
     "sm_count": ("1", "streaming multiprocessors (SMs) on the chip"),
     "l2_cache_bytes": ("byte", "L2 cache capacity of the chip"),
     "l2_bandwidth_ratio": ("1", "how many times faster L2 serves reads than HBM"),
@@ -193,6 +194,7 @@ INPUT_LABELS: dict[str, str] = {
     "fp32_peak_flops": "fp32 peak FLOP/s",
     "sequence": "sequence length",
     "node_chips": "chips per node",
+    "node_nics": "NICs per node",
     "link_peer_bandwidth": "link bandwidth per peer",
     "context_window": "context window",
     "kernel_floor": "kernel floor",
@@ -212,6 +214,7 @@ WHOLE_INPUTS = frozenset({
     "batch", "context", "prompt", "tokens", "m", "k", "n", "elements", "inputs", "outputs", "kernels",
     "participants", "loop_iterations", "sequence", "node_chips", "context_window", "draft_tokens",
     "ici_axes", "ici_axis_size", "fsdp_axes", "tp_axes",
+    "node_nics",
 })
 # fmt: on
 

@@ -108,7 +108,7 @@ L2_REUSE = [
         Piecewise((1, q("weight_matrix_bytes") <= SYM["l2_cache_bytes"]), (0, True)),
         "1",
         "whether the weights fit in L2 and so stay there between calls",
-        labels=("no: every call reads them from HBM", "yes: later calls read them from L2"),
+        labels=("no: every call reads them from device memory", "yes: later calls read them from L2"),
         shown="yes if weight_matrix_bytes ≤ l2_cache_bytes else no",
     ),
     define(

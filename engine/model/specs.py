@@ -118,9 +118,11 @@ class Chip(_Entry, frozen=True, kw_only=True):
     link_domain: Positive | None = None  # chips the link joins (a node, a bridged pair, a pod)
     host_link_bandwidth: ByteRate | None = None  # one-way
     network_bandwidth: ByteRate | None = None  # one-way scale-out NIC per GPU in the reference node
+    network_nics: Count | None = None  # scale-out (compute fabric) NICs in the reference node
     sm_count: Count | None = None  # streaming multiprocessors (AMD: compute units)
     l2_cache: Bytes | None = None  # on-chip L2 shared by all SMs
     price_per_hour: HourlyPrice | None = None  # one chip's on-demand cloud list price, source dated
+    memory_type: Text | None = None  # as the datasheet names it (HBM3, GDDR6): prompts say HBM only for HBM
 
     @property
     def sparse_peak_flops(self) -> dict[str, float]:

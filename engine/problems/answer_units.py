@@ -14,6 +14,7 @@ from typing import Any
 from perfdrill.engine.cache import remembered
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UnitError
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
+from perfdrill.engine.model.measured import MEASURED_FACTS
 from perfdrill.engine.model.units import BASE_UNITS, DIMENSION_EXAMPLES, base_unit_key, parse_unit, registry
 from perfdrill.engine.problems.expressions import Expression, describe, shorten
 from perfdrill.engine.problems.quantities import unit_scale
@@ -104,6 +105,8 @@ def _unit_of(template: Template, name: str, units: dict[str, str]) -> Any:
         return _quantity(units[name], name)
     if name in computed(template.workload) or name in INPUTS:
         return _quantity(info(template.workload, name).unit, name)
+    if name in MEASURED_FACTS:
+        return _quantity(MEASURED_FACTS[name], name)
     return _quantity("1", name)  # a plain parameter, or a chip or model fact
 
 

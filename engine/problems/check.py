@@ -3,8 +3,8 @@
 For every seed: the expected answer must grade correct, the answer ×1.5 and ×0.5 incorrect, garbage
 invalid, and every mistake value must differ from the answer and from every other mistake. Over 50 or
 more seeds, a choice part must not give one answer in more than 90% of variants (an answer that can
-be memorised is not earned) unless the part says why in `mostly_one_answer`. Each finding names the
-file, the field and the line.
+be memorised is not earned) unless the part says why in `mostly_one_answer`; and every variant must
+keep the plausibility rules (plausibility.py). Each finding names the file, the field and the line.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from perfdrill.engine.problems.explanation import letter
 from perfdrill.engine.problems.families import FAMILY_FILE
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part, within
+from perfdrill.engine.problems.plausibility import broken_rules
 from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.templates import QUESTION_FILE, Template
 from perfdrill.engine.problems.variants import candidates
@@ -106,6 +107,9 @@ def self_test(
             for field, message, detail in _variant_problems(template, problem):
                 failing.setdefault((field, message), []).append(seed)
                 details.setdefault((field, message), f" (seed {seed}: {detail})" if detail else "")
+            for message in broken_rules(problem.variant):
+                failing.setdefault(("constraints", message), []).append(seed)
+                details.setdefault(("constraints", message), "")
             for asked, part in zip(problem.parts, template.parts, strict=True):
                 if asked.kind != "numeric":
                     answers.setdefault(asked.name, Counter())[", ".join(asked.correct) or "none"] += 1

@@ -92,7 +92,9 @@ def _a_an(text: object) -> str:
     """`{{ chip.name | a_an }}`: the text after "a" or "an", as it is said aloud: "a Google TPU",
     "an H100", "an fp8 kernel", "an 8-token prompt", "a 1,024-token prompt"."""
     shown = str(text)
-    first = shown.lstrip("*_ (").split(" ")[0]
+    first = (shown.lstrip("*_ (").split() or [""])[
+        0
+    ]  # any space: a quantity joins its unit with a no-break one
     article = "a"
     if first[:1].isdigit():
         leading = first.split(",")[0].split(".")[0].split("-")[0]
@@ -215,6 +217,8 @@ def chip_view(chip: Chip) -> dict[str, Any]:
         "vendor": chip.vendor,
         "memory": _quoted(chip.memory, "byte"),
         "memory_bandwidth": _quoted(chip.memory_bandwidth, "byte/s"),
+        # the chip's DRAM as a prompt names it: "HBM" only for HBM parts (an L4's is GDDR6)
+        "dram": "HBM" if (chip.memory_type or "HBM").startswith("HBM") else chip.memory_type,
         "peak": {dtype: _quoted(value, "FLOP/s") for dtype, value in chip.peak_flops.items()},
         "link_bandwidth": _quoted(chip.link_bandwidth, "byte/s"),
         "host_link_bandwidth": _quoted(chip.host_link_bandwidth, "byte/s"),

@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING
 
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
+from perfdrill.engine.model.measured import MEASURED_FACTS
 from perfdrill.engine.model.specs import COMPUTE_DTYPES
 from perfdrill.engine.problems.expressions import Expression, shorten
 from perfdrill.engine.schema import Where
@@ -27,8 +28,10 @@ FACTS = (
     "sparse_peak_flops",
     "memory_capacity_read_as_gb",
     "link_domain",
+    "network_nics",
     "attention_params_per_layer",
     "kv_elements_per_token_per_layer",
+    *MEASURED_FACTS,  # published measurements for the chip, dtype and shape (engine/model/measured.py)
     *(f"{dtype}_peak_flops" for dtype in COMPUTE_DTYPES),  # the peak a lower-precision path runs at
 )
 

@@ -19,6 +19,7 @@ from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
 from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import computed, fill, info
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
+from perfdrill.engine.model.measured import MEASURED_FACTS, measured_facts
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.expressions import Expression, describe
 from perfdrill.engine.problems.mistakes import ANSWER, Mistake
@@ -254,6 +255,8 @@ def chip_facts(chip: Chip, dtype: str) -> dict[str, float]:
         facts["memory_capacity_read_as_gb"] = float(number) * 1e9
     if chip.link_domain is not None:
         facts["link_domain"] = float(chip.link_domain)
+    if chip.network_nics is not None:
+        facts["network_nics"] = chip.network_nics.value
     for other, peak in chip.peak_flops.items():  # the peak a lower-precision path runs at (W8A8, FP4)
         facts[f"{other}_peak_flops"] = peak.value
     return facts
@@ -358,6 +361,14 @@ def scenario_inputs(
             message, file=template.file, line=template.line(*path), field=".".join(map(str, path))
         ) from None
     _check_parameters_reach_the_engine(template, inputs)
+    chip, dtype = (scenario.get(key, "bf16") for key in ("chip", "dtype"))
+    drawn = params.get(chip) if isinstance(chip, str) else None
+
+    def measured() -> dict[str, float]:  # rates measured for this chip, dtype and shape (specs/measured/)
+        if not isinstance(drawn, Chip) or not isinstance(dtype, str):
+            return {}
+        return measured_facts(drawn.id, str(params.get(dtype, dtype)), inputs)
+
     for name, expression in template.inputs.items():
 
         def look(n: str, s: str | None) -> Any:
@@ -365,6 +376,10 @@ def scenario_inputs(
                 return parameter_value(template, params, n)
             if s is None and n in inputs:
                 return inputs[n]
+            if s is None and n in MEASURED_FACTS:
+                if n not in (facts := measured()):
+                    raise UsageError(f"no measurement gives {n!r} for this chip, dtype and shape")
+                return facts[n]
             raise UsageError(f"unknown name {n!r}: inputs may use parameters and scenario values")
 
         try:
@@ -374,6 +389,7 @@ def scenario_inputs(
                 exc.message if isinstance(exc, PerfdrillError) else describe(exc),
                 file=template.file, line=template.line("inputs", name), field=f"inputs.{name}",
             ) from None  # fmt: skip
+    inputs.update(measured())
     return inputs
 
 

@@ -8,12 +8,18 @@ from typing import Any
 
 from perfdrill.cli import terminal
 from perfdrill.cli.options import add_specs_option
+from perfdrill.cli.specs_measured import measured_json, print_measured
 from perfdrill.engine.model import Sourced, SpecBook, format_quantity, load_specs
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser("specs", help="list known chips and models")
-    parser.add_argument("kind", nargs="?", choices=("chips", "models"), help="only chips or only models")
+    parser = commands.add_parser("specs", help="list known chips, models and measured tables")
+    parser.add_argument(
+        "kind",
+        nargs="?",
+        choices=("chips", "models", "measured"),
+        help="only chips, only models, or only the published measurements (with their sources)",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     add_specs_option(parser)
     parser.set_defaults(handler=run)
@@ -60,6 +66,8 @@ def as_json(book: SpecBook, kind: str | None) -> dict[str, Any]:
             }
             for m in book.models.values()
         }
+    if kind in (None, "measured"):
+        out["measured"] = measured_json()
     return out
 
 
@@ -99,4 +107,6 @@ def run(args: argparse.Namespace) -> int:
             width, mlp = format_quantity(m.d_model, "1"), format_quantity(m.ffn, "1")  # 16,384
             table.add_row(m.id, m.name, str(m.layers), width, f"{m.heads}/{m.kv_heads}", mlp, experts)
         console.print(table)
+    if args.kind in (None, "measured"):
+        print_measured(console)
     return 0
