@@ -195,7 +195,7 @@ def run_generate(args: argparse.Namespace) -> int:
 def _write_pool(
     args: argparse.Namespace, bank: Any, specs: Any, out: BinaryIO, check: Callable[[], None]
 ) -> None:
-    pool = Pool(bank.select(tuple(args.family), args.difficulty), specs, args.count, args.seed)
+    pool = Pool(bank.select(tuple(args.family), args.difficulty), specs, args.count, args.seed, args.answers)
     if args.format == "moodle":
         from perfdrill.engine.output.moodle import write_moodle
 
