@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from perfdrill.engine.model.explain import Step
-from perfdrill.engine.output.versions import ParallelSet, Slot, version_label
+from perfdrill.engine.output.versions import ParallelSet, Slot
 from perfdrill.engine.problems.answers import letter, lettered
 from perfdrill.engine.problems.generation import Problem, ProblemPart
 
@@ -165,8 +165,18 @@ def key_markdown(slot: Slot) -> str:
     )
 
 
+def answer_text(part: ProblemPart) -> str:
+    """A part's answer as a key shows it: the value, or the right options' letters and text."""
+    return part.shown_answer if part.kind == "numeric" else lettered(part, part.correct)
+
+
+def _grid_answers(problem: Problem) -> str:
+    """Every part's answer on one line, as the key's answer grid lists them."""
+    return "   ".join(f"({letter(i)}) {answer_text(part)}" for i, part in enumerate(problem.parts))
+
+
 def _title(pset: ParallelSet, version: int, title: str) -> str:
-    return " — ".join(filter(None, [title, version_label(version, pset.versions)]))
+    return " — ".join(filter(None, [title, pset.label(version)]))
 
 
 def key_header(pset: ParallelSet, version: int, title: str, seed: int) -> str:
@@ -195,10 +205,14 @@ def write_markdown_version(
             spool = stack.enter_context(tempfile.TemporaryFile())  # deleted however the run ends
         if spool is not None:
             spool.write(key_header(pset, version, title, pset.seed).encode())
+        grid = []
         for slot in pset.slots(version):
             out.write((problem_markdown(slot, inline_answer=answers == "inline") + "\n").encode())
             if spool is not None:
                 spool.write((key_markdown(slot) + "\n").encode())
+                grid.append(f"| {slot.number} | `{slot.code}` | {_escape(_grid_answers(slot.problem))} |")
+        if spool is not None:
+            spool.write(("### Answer grid\n\n| # | code | answers |\n|---|---|---|\n" + "\n".join(grid) + "\n\n").encode())
         if spool is not None and key is None:
             out.write(b"---\n\n")
             spool.seek(0)
@@ -211,8 +225,11 @@ def json_items(pset: ParallelSet, answers: str) -> Iterator[dict[str, Any]]:
     for version in range(pset.versions):
         for slot in pset.slots(version):
             item = {"code": slot.code, "number": slot.number, **problem_json(slot.problem)}
-            if pset.versions > 1:
-                item["version"] = version_label(version, pset.versions)
+            if pset.students:
+                student = pset.students[version]
+                item["student"] = {"id": student.id, "name": student.name, **student.extra}
+            elif pset.versions > 1:
+                item["version"] = pset.label(version)
             if answers == "none":
                 for name in ("question", "seed", "explanation"):
                     item.pop(name)

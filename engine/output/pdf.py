@@ -70,7 +70,9 @@ def _pieces(sections: Iterable[Section]) -> Iterator[tuple[dict[str, Any], list[
         entries, done = iter(section.entries), 0
         while chunk := list(islice(entries, PIECE)):
             done += len(chunk)
-            yield {**section.meta(), "first": done == len(chunk), "last": done >= section.total}, chunk
+            first = done == len(chunk)
+            grid = section.grid() if first else []  # the answer grid opens a key's first page
+            yield {**section.meta(), "first": first, "last": done >= section.total, "grid": grid}, chunk
 
 
 def _typeset(piece: dict[str, Any], stamp: datetime.datetime) -> Any:

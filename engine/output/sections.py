@@ -11,8 +11,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from perfdrill.engine.output.document import PrintOptions, key_entry, problem_entry
-from perfdrill.engine.output.versions import ParallelSet, version_label
+from perfdrill.engine.output.document import PrintOptions, answer_grid_line, key_entry, problem_entry
+from perfdrill.engine.output.versions import ParallelSet
 
 
 @dataclass
@@ -23,7 +23,12 @@ class Section:
     entries: Iterable[dict[str, Any]]
 
     def meta(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "total": self.total}
+        return {"kind": self.kind, "name": self.name, "total": self.total, "grid": []}
+
+    def grid(self) -> list[list[str]]:
+        """A key's compact answer grid, one line per problem (its entries are all known by the
+        time the key is laid out: they were collected while its problems were)."""
+        return [answer_grid_line(entry) for entry in self.entries] if self.kind == "key" else []
 
 
 def problems_section(
@@ -41,11 +46,11 @@ def problems_section(
                 keys.append(key_entry(slot, options))
             yield entry
 
-    return Section("problems", version_label(version, pset.versions), pset.count, entries())
+    return Section("problems", pset.label(version), pset.count, entries())
 
 
 def key_section(pset: ParallelSet, version: int, keys: list[dict[str, Any]]) -> Section:
-    label = version_label(version, pset.versions)
+    label = pset.label(version)
     return Section("key", " · ".join(filter(None, ["Answer key", label])), pset.count, keys)
 
 
