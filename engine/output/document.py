@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfdrill.engine.output.blocks import blocks
-from perfdrill.engine.output.markdown import answer_text, letter
+from perfdrill.engine.output.markdown import answer_text, letter, meta_line, points_text
 from perfdrill.engine.output.plots import roofline_plot
 from perfdrill.engine.output.spec_facts import spec_tables
 from perfdrill.engine.output.versions import Slot
@@ -57,10 +57,6 @@ def _part(index: int, part: ProblemPart, inline: bool) -> dict[str, Any]:
     return entry
 
 
-def _points(count: int) -> str:
-    return f"{count} point{'s' if count != 1 else ''}"
-
-
 def problem_entry(slot: Slot, *, inline: bool) -> dict[str, Any]:
     """What a student sees of one problem; with `inline`, its answers and derivation too."""
     problem, template = slot.problem, slot.problem.template
@@ -68,7 +64,7 @@ def problem_entry(slot: Slot, *, inline: bool) -> dict[str, Any]:
         "number": slot.number,
         "code": slot.code,
         "title": template.title,
-        "meta": f"{template.family_title} · {template.difficulty} · {_points(len(problem.parts))} · problem {slot.code}",
+        "meta": meta_line(slot),
         "specs": [
             {
                 "title": table.title,
@@ -126,7 +122,7 @@ def document_head(options: PrintOptions, versions: int, points: int | None = Non
     """What every page of the set shares: titles, date, how answers and space are laid out, and
     (for a roster's copies) the total points, one a part."""
     return {
-        "points": "" if points is None else f"{_points(points)}, one a part",
+        "points": "" if points is None else f"{points_text(points)}, one a part",
         "title": options.title,
         "running_title": running_title(options.title),
         "date": options.date,

@@ -91,10 +91,16 @@ def summary_markdown(marked: Sequence[Marked]) -> str:
         common = "; ".join(f"{CATALOGUE[m].title} ×{n}" for m, n in slips.most_common(3)) or "—"
         lines.append(f"| {label} | {right} | {answered} | {unreadable} | {common} |")
     problems = [
-        f"- row {row.line}, column {label} ({row.student}): “{row.answers[label]}”: {row.grades[label].feedback}"
+        f"- row {row.line}, column {label} ({row.student}): “{row.answers[label]}”: "
+        + row.grades[label].feedback
         for row in marked
         for label in row.malformed
     ]
     if problems:
-        lines += ["", "Cells that could not be read (left ungraded; the total waits for them):", "", *problems]
+        lines += [
+            "",
+            "Cells that could not be read (left ungraded; the total waits for them):",
+            "",
+            *problems,
+        ]
     return "\n".join(lines) + "\n"

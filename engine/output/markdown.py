@@ -141,13 +141,21 @@ def _reference(problem: Problem) -> str:
     return f"*`{problem.id}` · seed {problem.seed} · `perfdrill preview {problem.id} --seed {problem.seed}`*"
 
 
+def points_text(count: int) -> str:
+    return f"{count} point{'s' if count != 1 else ''}"
+
+
+def meta_line(slot: Slot) -> str:
+    """What a problem's heading says under it: family, difficulty, points (one a part), code."""
+    template = slot.problem.template
+    points = points_text(len(slot.problem.parts))
+    return f"{template.family_title} · {template.difficulty} · {points} · problem {slot.code}"
+
+
 def problem_markdown(slot: Slot, *, inline_answer: bool) -> str:
     """One problem as a student reads it: its code, never its template id or seed."""
     problem, template = slot.problem, slot.problem.template
-    header = (
-        f"## {slot.number}. {template.title}\n\n"
-        f"*{template.family_title} · {template.difficulty} · problem {slot.code}*"
-    )
+    header = f"## {slot.number}. {template.title}\n\n*{meta_line(slot)}*"
     body = "\n\n".join(part_markdown(i, part) for i, part in enumerate(problem.parts))
     text = f"{header}\n\n{problem.prompt}\n\n{body}\n"
     if inline_answer:
@@ -198,7 +206,8 @@ def write_markdown_version(
 ) -> None:
     """Version `version` as Markdown into `out`; with a `key` file, its key goes there instead of
     after the problems (`answers` "key" with no `key` file: the key follows the problems)."""
-    out.write(f"# {_title(pset, version, title)}\n\n*{date} · {pset.count} problems*\n\n".encode())
+    points = f" · {points_text(pset.points())}, one a part" if pset.students else ""
+    out.write(f"# {_title(pset, version, title)}\n\n*{date} · {pset.count} problems{points}*\n\n".encode())
     with contextlib.ExitStack() as stack:
         spool = key
         if spool is None and answers == "key":
@@ -212,7 +221,11 @@ def write_markdown_version(
                 spool.write((key_markdown(slot) + "\n").encode())
                 grid.append(f"| {slot.number} | `{slot.code}` | {_escape(_grid_answers(slot.problem))} |")
         if spool is not None:
-            spool.write(("### Answer grid\n\n| # | code | answers |\n|---|---|---|\n" + "\n".join(grid) + "\n\n").encode())
+            spool.write(
+                (
+                    "### Answer grid\n\n| # | code | answers |\n|---|---|---|\n" + "\n".join(grid) + "\n\n"
+                ).encode()
+            )
         if spool is not None and key is None:
             out.write(b"---\n\n")
             spool.seek(0)

@@ -89,7 +89,9 @@ def read_key(path: Path, bank: Bank, specs: SpecBook) -> dict[str, Copy]:
             raise _fail(path, f"item {number} has no question and seed: write the key with --answers key")
         key, name = _copy_key(item)
         problem = generate(bank.get(str(item["question"])), int(item["seed"]), specs)
-        expected = [p.get("answer", {}).get("value") for p in item.get("parts", []) if p.get("kind") == "numeric"]
+        expected = [
+            p.get("answer", {}).get("value") for p in item.get("parts", []) if p.get("kind") == "numeric"
+        ]
         if expected != [p.value for p in problem.parts if p.kind == "numeric"]:
             raise _fail(
                 path,

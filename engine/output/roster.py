@@ -84,7 +84,9 @@ def read_roster(path: Path) -> list[Student]:
 def file_safe(students: Sequence[Student]) -> list[str]:
     """Each student's id as a file-name part (`--split`): letters, digits, '-', '_' and '.' kept,
     anything else '_'; ids that collide once cleaned get their line's position appended."""
-    names = ["".join(c if c.isalnum() or c in "-_." else "_" for c in s.id).strip(".") or "_" for s in students]
+    names = [
+        "".join(c if c.isalnum() or c in "-_." else "_" for c in s.id).strip(".") or "_" for s in students
+    ]
     taken: dict[str, int] = {}
     for name in names:
         taken[name] = taken.get(name, 0) + 1

@@ -17,6 +17,7 @@ from perfdrill.engine.output.roster import Student
 from perfdrill.engine.problems.generation import Problem, generate, variant_seed
 from perfdrill.engine.problems.templates import Template
 
+
 @dataclass(frozen=True)
 class Slot:
     """One problem of one version, where it is printed and the code that names it."""
@@ -108,6 +109,4 @@ class ParallelSet:
         """The problems of one version in printed order, generated as they are asked for."""
         for number, index in enumerate(self.order(version), start=1):
             problem = self.problem(version, index)
-            yield Slot(
-                version, number, problem, problem_code(problem.id, problem.seed)
-            )
+            yield Slot(version, number, problem, problem_code(problem.id, problem.seed))

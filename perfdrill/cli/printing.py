@@ -134,7 +134,9 @@ def check_options(args: argparse.Namespace, students: int = 0) -> None:
         raise UsageError("--count must be at least 1")
     limit = LIMITS[args.format]
     if args.count * max(args.versions, students, 1) > limit:
-        what = "--count × students" if students else "--count × --versions" if args.versions > 1 else "--count"
+        what = (
+            "--count × students" if students else "--count × --versions" if args.versions > 1 else "--count"
+        )
         more = " (md and json stream sets of any size)" if args.format in PRINTED else ""
         raise UsageError(f"{what} must be at most {limit:,} for --format {args.format}{more}")
     if not 1 <= args.versions <= 26:
