@@ -83,6 +83,19 @@ def _typeset(piece: dict[str, Any], stamp: datetime.datetime) -> Any:
     return reader
 
 
+def _outline(writer: Any, reader: Any, meta: dict[str, Any], start: int, parent: Any) -> Any:
+    """The piece's problems in the outline under their section's node (a version, a student's
+    copy or a key), which a piece that opens the section adds; returns the section's node."""
+    if meta["first"]:
+        title = meta["name"] or ("Answer key" if meta["kind"] == "key" else "Problems")
+        parent = writer.add_outline_item(title, start)
+    for item in reader.outline:
+        if isinstance(item, list):  # nothing in the template nests below a problem's heading
+            continue
+        writer.add_outline_item(item.title, start + reader.get_destination_page_number(item), parent=parent)
+    return parent
+
+
 def render_pdf(
     head: dict[str, Any],
     sections: Iterable[Section],
@@ -94,28 +107,40 @@ def render_pdf(
     System fonts are ignored and the date is the PDF timestamp, so the same set gives the same
     bytes on any machine. Typst lays out one piece in a worker thread (it releases the GIL)
     while the next piece's problems are generated. `checkpoint` runs between pieces (the CLI
-    stops there on Ctrl+C). Returns the number of pages.
+    stops there on Ctrl+C). The outline has a node per section with its problems under it.
+    Returns the number of pages.
     """
     import pypdf
+    from pypdf.generic import NameObject, TextStringObject
 
     stamp = datetime.datetime.strptime(head["date"], "%Y-%m-%d").replace(tzinfo=datetime.UTC)
     writer = pypdf.PdfWriter()
-    pending: Future[Any] | None = None
+    pending: tuple[dict[str, Any], Future[Any]] | None = None
     start = pages = 0
+    node = None
+
+    def join(meta: dict[str, Any], reader: Any) -> None:
+        nonlocal node
+        first_page = len(writer.pages)
+        writer.append(reader, import_outline=False)
+        node = _outline(writer, reader, meta, first_page, node)
+
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="typst") as typesetter:
         for meta, chunk in _pieces(sections):
             checkpoint()
-            previous = pending.result() if pending is not None else None
-            pages = len(previous.pages) if previous is not None else 0
+            previous = (pending[0], pending[1].result()) if pending is not None else None
+            pages = len(previous[1].pages) if previous is not None else 0
             start = 1 if meta["first"] else start + pages
             piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
-            pending = typesetter.submit(_typeset, piece, stamp)  # typst starts before the join below
+            pending = (meta, typesetter.submit(_typeset, piece, stamp))  # typst starts before the join
             if previous is not None:
-                writer.append(previous, import_outline=True)
+                join(*previous)
         if pending is not None:
-            writer.append(pending.result(), import_outline=True)
+            join(pending[0], pending[1].result())
     checkpoint()
     writer.add_metadata({"/Title": head["title"], "/Producer": "perfdrill (typst, pypdf)"})
     writer.add_metadata({"/CreationDate": stamp.strftime("D:%Y%m%d%H%M%S+00'00'")})
+    writer.root_object[NameObject("/Lang")] = TextStringObject("en")  # what screen readers read it as
+    writer.page_mode = "/UseOutlines"  # type: ignore[assignment]
     writer.write(out)
     return len(writer.pages)

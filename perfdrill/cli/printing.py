@@ -51,7 +51,9 @@ def register(commands: Any) -> None:
         "generate", help="generate a problem set (md, json, html, pdf) or an LMS question pool (moodle, qti)"
     )
     add_set_options(gen, "problems (variants of each template for moodle and qti)")
-    gen.add_argument("--format", choices=FORMATS, default="md", help="output format (default md)")
+    gen.add_argument(
+        "--format", choices=FORMATS, help="output format (default: from -o's extension, else md)"
+    )
     gen.add_argument("--answers", choices=ANSWER_MODES, default="key", help="where answers go (default key)")
     gen.add_argument("--title", default="perfdrill problem set", help="title of the set")
     gen.add_argument("--date", help="date in the header, YYYY-MM-DD (default today)")
@@ -128,6 +130,17 @@ def _date(text: str | None) -> str:
         raise UsageError(f"--date {text!r} is not a date like 2026-11-22") from None
 
 
+def output_format(given: str | None, output: Path | None) -> str:
+    """--format, or the format -o's extension names (exam.pdf is a PDF); a mismatch is refused,
+    so `-o exam.pdf --format md` never writes Markdown into a file named as a PDF."""
+    named = next((f for f, suffix in SUFFIXES.items() if output and output.suffix.lower() == suffix), None)
+    if output is not None and output.suffix.lower() == ".htm":
+        named = "html"
+    if given is not None and named is not None and given != named:
+        raise UsageError(f"-o {output} names a {named} file but --format is {given}; change one of them")
+    return given or named or "md"
+
+
 def check_options(args: argparse.Namespace, students: int = 0) -> None:
     """Every option that can be wrong, before anything is generated or written."""
     if args.count < 1:
@@ -180,6 +193,7 @@ def _opened(path: Path) -> Iterator[BinaryIO]:
 
 def run_generate(args: argparse.Namespace) -> int:
     date = _date(args.date)
+    args.format = output_format(args.format, args.output)
     students = read_roster(args.roster) if args.roster else []
     check_options(args, len(students))
     paths = split_paths(args.output, args.versions, args.format, students) if args.split else [args.output]
