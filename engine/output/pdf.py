@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -43,13 +43,15 @@ def _compiler(source: Path) -> Any:
     return typst.Compiler(source, root=source.parent, ignore_system_fonts=True)
 
 
-def _compile(piece: dict[str, Any], stamp: datetime.datetime) -> bytes:
+def _compile(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> bytes:
+    """One piece as PDF; `tagged` (a document of one piece) keeps typst's tag tree for screen
+    readers, which pypdf's join of several pieces would drop."""
     try:
         pdf: bytes = _compiler(TEMPLATE).compile(
             format="pdf",
             sys_inputs={"piece": json.dumps(piece, ensure_ascii=False)},
             timestamp=stamp,
-            pdf_tags=False,  # pypdf's join drops the tag tree anyway; without it typst is faster
+            pdf_tags=tagged,
         )
     except RuntimeError as exc:  # typst reports compile errors as RuntimeError
         raise PerfdrillError(f"typst could not lay out the set: {str(exc).splitlines()[0]}") from None
@@ -75,10 +77,10 @@ def _pieces(sections: Iterable[Section]) -> Iterator[tuple[dict[str, Any], list[
             yield {**section.meta(), "first": first, "last": done >= section.total, "grid": grid}, chunk
 
 
-def _typeset(piece: dict[str, Any], stamp: datetime.datetime) -> Any:
+def _typeset(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> Any:
     import pypdf
 
-    reader = pypdf.PdfReader(io.BytesIO(_compile(piece, stamp)))
+    reader = pypdf.PdfReader(io.BytesIO(_compile(piece, stamp, tagged)))
     _forget_layouts()
     return reader
 
@@ -88,12 +90,46 @@ def _outline(writer: Any, reader: Any, meta: dict[str, Any], start: int, parent:
     copy or a key), which a piece that opens the section adds; returns the section's node."""
     if meta["first"]:
         title = meta["name"] or ("Answer key" if meta["kind"] == "key" else "Problems")
-        parent = writer.add_outline_item(title, start)
+        parent = writer.add_outline_item(title=title, page_number=start)
     for item in reader.outline:
         if isinstance(item, list):  # nothing in the template nests below a problem's heading
             continue
-        writer.add_outline_item(item.title, start + reader.get_destination_page_number(item), parent=parent)
+        page = start + reader.get_destination_page_number(item)
+        writer.add_outline_item(title=item.title, page_number=page, parent=parent)
     return parent
+
+
+def _join(
+    writer: Any,
+    head: dict[str, Any],
+    pieces: Iterable[tuple[dict[str, Any], list[dict[str, Any]]]],
+    stamp: datetime.datetime,
+    checkpoint: Callable[[], None],
+) -> None:
+    """Lay out the pieces and join them into `writer`: typst lays out one piece in a worker thread
+    (it releases the GIL) while the next piece's problems are generated."""
+    pending: tuple[dict[str, Any], Future[Any]] | None = None
+    start = 0
+    node = None
+
+    def join(meta: dict[str, Any], reader: Any) -> None:
+        nonlocal node
+        first_page = len(writer.pages)
+        writer.append(reader, import_outline=False)
+        node = _outline(writer, reader, meta, first_page, node)
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="typst") as typesetter:
+        for meta, chunk in pieces:
+            checkpoint()
+            previous = (pending[0], pending[1].result()) if pending is not None else None
+            pages = len(previous[1].pages) if previous is not None else 0
+            start = 1 if meta["first"] else start + pages
+            piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
+            pending = (meta, typesetter.submit(_typeset, piece, stamp))  # typst starts before the join
+            if previous is not None:
+                join(*previous)
+        if pending is not None:
+            join(pending[0], pending[1].result())
 
 
 def render_pdf(
@@ -105,38 +141,26 @@ def render_pdf(
     """Lay out `sections` (each starting at its own page 1) and write one PDF to `out`.
 
     System fonts are ignored and the date is the PDF timestamp, so the same set gives the same
-    bytes on any machine. Typst lays out one piece in a worker thread (it releases the GIL)
-    while the next piece's problems are generated. `checkpoint` runs between pieces (the CLI
-    stops there on Ctrl+C). The outline has a node per section with its problems under it.
+    bytes on any machine. `checkpoint` runs between pieces (the CLI stops there on Ctrl+C).
+    The outline has a node per section with its problems under it. A set laid out in one piece
+    (one section of up to PIECE problems: a student's copy) is tagged for screen readers.
     Returns the number of pages.
     """
     import pypdf
     from pypdf.generic import NameObject, TextStringObject
 
     stamp = datetime.datetime.strptime(head["date"], "%Y-%m-%d").replace(tzinfo=datetime.UTC)
-    writer = pypdf.PdfWriter()
-    pending: tuple[dict[str, Any], Future[Any]] | None = None
-    start = pages = 0
-    node = None
-
-    def join(meta: dict[str, Any], reader: Any) -> None:
-        nonlocal node
-        first_page = len(writer.pages)
-        writer.append(reader, import_outline=False)
-        node = _outline(writer, reader, meta, first_page, node)
-
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="typst") as typesetter:
-        for meta, chunk in _pieces(sections):
-            checkpoint()
-            previous = (pending[0], pending[1].result()) if pending is not None else None
-            pages = len(previous[1].pages) if previous is not None else 0
-            start = 1 if meta["first"] else start + pages
-            piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
-            pending = (meta, typesetter.submit(_typeset, piece, stamp))  # typst starts before the join
-            if previous is not None:
-                join(*previous)
-        if pending is not None:
-            join(pending[0], pending[1].result())
+    pieces = _pieces(sections)
+    opening = [piece for piece in islice(pieces, 2)]
+    if len(opening) == 1:  # one piece: typst's own file, tagged, with the outline made here
+        meta, chunk = opening[0]
+        reader = _typeset({"head": head, "section": {**meta, "page_start": 1}, "entries": chunk}, stamp, True)
+        writer = pypdf.PdfWriter(clone_from=reader)
+        writer.root_object.pop("/Outlines", None)  # typst's flat one; _outline makes the tree
+        _outline(writer, reader, meta, 0, None)
+    else:
+        writer = pypdf.PdfWriter()
+        _join(writer, head, chain(opening, pieces), stamp, checkpoint)
     checkpoint()
     writer.add_metadata({"/Title": head["title"], "/Producer": "perfdrill (typst, pypdf)"})
     writer.add_metadata({"/CreationDate": stamp.strftime("D:%Y%m%d%H%M%S+00'00'")})
