@@ -85,38 +85,43 @@ def _typeset(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = Fal
     return reader
 
 
-def _outline(writer: Any, reader: Any, meta: dict[str, Any], start: int, parent: Any) -> Any:
+def _headings(reader: Any) -> list[tuple[str, int]]:
+    """(title, page index) of each problem heading typst put in a piece's outline."""
+    return [
+        (i.title, reader.get_destination_page_number(i)) for i in reader.outline if not isinstance(i, list)
+    ]
+
+
+def _outline(
+    writer: Any, headings: list[tuple[str, int]], meta: dict[str, Any], start: int, parent: Any
+) -> Any:
     """The piece's problems in the outline under their section's node (a version, a student's
     copy or a key), which a piece that opens the section adds; returns the section's node."""
     if meta["first"]:
         title = meta["name"] or ("Answer key" if meta["kind"] == "key" else "Problems")
         parent = writer.add_outline_item(title=title, page_number=start)
-    for item in reader.outline:
-        if isinstance(item, list):  # nothing in the template nests below a problem's heading
-            continue
-        page = start + reader.get_destination_page_number(item)
-        writer.add_outline_item(title=item.title, page_number=page, parent=parent)
+    for title, page in headings:
+        writer.add_outline_item(title=title, page_number=start + page, parent=parent)
     return parent
 
 
 def _join(
-    writer: Any,
+    joined: Any,
     head: dict[str, Any],
     pieces: Iterable[tuple[dict[str, Any], list[dict[str, Any]]]],
     stamp: datetime.datetime,
     checkpoint: Callable[[], None],
 ) -> None:
-    """Lay out the pieces and join them into `writer`: typst lays out one piece in a worker thread
-    (it releases the GIL) while the next piece's problems are generated."""
+    """Lay out the pieces and write each into `joined` as it comes: typst lays out one piece in a
+    worker thread (it releases the GIL) while the next piece's problems are generated."""
     pending: tuple[dict[str, Any], Future[Any]] | None = None
     start = 0
     node = None
 
     def join(meta: dict[str, Any], reader: Any) -> None:
         nonlocal node
-        first_page = len(writer.pages)
-        writer.append(reader, import_outline=False)
-        node = _outline(writer, reader, meta, first_page, node)
+        headings = _headings(reader)  # read before `add` renumbers the piece's objects
+        node = _outline(joined, headings, meta, joined.add(reader), node)
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="typst") as typesetter:
         for meta, chunk in pieces:
@@ -150,20 +155,28 @@ def render_pdf(
     from pypdf.generic import NameObject, TextStringObject
 
     stamp = datetime.datetime.strptime(head["date"], "%Y-%m-%d").replace(tzinfo=datetime.UTC)
+    info = {
+        "/Title": head["title"],
+        "/Producer": "perfdrill (typst, pypdf)",
+        "/CreationDate": stamp.strftime("D:%Y%m%d%H%M%S+00'00'"),
+    }
     pieces = _pieces(sections)
-    opening = [piece for piece in islice(pieces, 2)]
-    if len(opening) == 1:  # one piece: typst's own file, tagged, with the outline made here
-        meta, chunk = opening[0]
-        reader = _typeset({"head": head, "section": {**meta, "page_start": 1}, "entries": chunk}, stamp, True)
-        writer = pypdf.PdfWriter(clone_from=reader)
-        writer.root_object.pop("/Outlines", None)  # typst's flat one; _outline makes the tree
-        _outline(writer, reader, meta, 0, None)
-    else:
-        writer = pypdf.PdfWriter()
-        _join(writer, head, chain(opening, pieces), stamp, checkpoint)
+    opening = list(islice(pieces, 2))
+    if len(opening) > 1:  # pieces written out as they come, in flat memory
+        from perfdrill.engine.output.pdf_join import StreamingPdf
+
+        joined = StreamingPdf(out)
+        _join(joined, head, chain(opening, pieces), stamp, checkpoint)
+        checkpoint()
+        return joined.close(info)
+    # One piece: typst's own file, tagged for screen readers, with the outline made here.
+    meta, chunk = opening[0]
+    reader = _typeset({"head": head, "section": {**meta, "page_start": 1}, "entries": chunk}, stamp, True)
+    writer = pypdf.PdfWriter(clone_from=reader)
+    writer.root_object.pop("/Outlines", None)  # typst's flat one; _outline makes the tree
+    _outline(writer, _headings(reader), meta, 0, None)
     checkpoint()
-    writer.add_metadata({"/Title": head["title"], "/Producer": "perfdrill (typst, pypdf)"})
-    writer.add_metadata({"/CreationDate": stamp.strftime("D:%Y%m%d%H%M%S+00'00'")})
+    writer.add_metadata(info)
     writer.root_object[NameObject("/Lang")] = TextStringObject("en")  # what screen readers read it as
     writer.page_mode = "/UseOutlines"  # type: ignore[assignment]
     writer.write(out)
