@@ -178,6 +178,6 @@ def render_pdf(
     checkpoint()
     writer.add_metadata(info)
     writer.root_object[NameObject("/Lang")] = TextStringObject("en")  # what screen readers read it as
-    writer.page_mode = "/UseOutlines"  # type: ignore[assignment]
+    writer.page_mode = "/UseOutlines"
     writer.write(out)
     return len(writer.pages)

@@ -29,7 +29,7 @@ class _Written(IndirectObject):
 
 def _ref(number: int) -> IndirectObject:
     """A reference to object `number` of the file being written (pypdf needs no document for it)."""
-    return _Written(number, 0, None)  # type: ignore[arg-type]
+    return _Written(number, 0, None)
 
 
 class StreamingPdf:
