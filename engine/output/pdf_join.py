@@ -75,8 +75,8 @@ class StreamingPdf:
                 queue.append((numbers[value.idnum], value))
             return _ref(numbers[value.idnum])
         if isinstance(value, DictionaryObject):  # streams too: their dictionary
-            for key in list(value):
-                value[key] = self._renumbered(value[key], numbers, queue)
+            for key in list(value):  # raw_get: value[key] would resolve a reference and inline it
+                value[key] = self._renumbered(value.raw_get(key), numbers, queue)
         elif isinstance(value, ArrayObject):
             for index, item in enumerate(value):
                 value[index] = self._renumbered(item, numbers, queue)
@@ -95,7 +95,7 @@ class StreamingPdf:
             page[NameObject("/Parent")] = _ref(self.pages_id)
             for key in list(page):
                 if key != "/Parent":
-                    page[key] = self._renumbered(page[key], numbers, queue)
+                    page[key] = self._renumbered(page.raw_get(key), numbers, queue)
             self._object(numbers[old], page)
             while queue:
                 number, reference = queue.pop(0)
