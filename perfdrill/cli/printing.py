@@ -34,6 +34,7 @@ from perfdrill.engine.output import (
     write_markdown_version,
 )
 from perfdrill.engine.output.roster import Student, file_safe, read_roster
+from perfdrill.engine.output.sections import KeySpool
 from perfdrill.engine.practice import Plan, Practice
 
 PRINTED = ("html", "pdf")
@@ -262,9 +263,9 @@ def _write_set(
         return
     student = PrintOptions(args.title, date, args.seed, "none", args.answer_space, args.one_per_page, False)
     student_head = {**document_head(student, pset.versions), "points": head["points"]}
-    keys: list[list[dict[str, Any]]] = []
+    keys: list[KeySpool] = []
     for version in range(pset.versions):
-        keys.append([])
+        keys.append(KeySpool())
         collected = keys[-1] if args.answers == "key" else None
         section = problems_section(pset, options if collected is not None else student, version, collected)
         _render(args.format, student_head, [section], outs[version], check)
