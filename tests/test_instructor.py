@@ -241,3 +241,11 @@ def test_bad_answers_files_are_one_line_naming_row_and_column(
         str(tmp_path / "b.csv"),
     )
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_a_roster_is_refused_beside_versions_and_for_lms_pools(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    roster = str(_roster(tmp_path, 2))
+    code, out, err = run_cli("generate", "--roster", roster, "--versions", "2")
+    assert code == 2 and out == "" and "leave out --versions" in err and err.count("\n") == 1
+    code, _, err = run_cli("generate", "--roster", roster, "--format", "qti", "-o", str(tmp_path / "p.zip"))
+    assert code == 2 and "--roster" in err and "are for printed sets" in err
