@@ -1,7 +1,10 @@
 """Printed sets at scale, timed as a user runs them: a new process per run, its peak memory read
 from the kernel's accounting of that process (os.wait4), reported against a 100-problem run.
 
-python benchmarks/bench_print.py [--runs 1] [--sizes 100 1000] [--markdown 100 10000 100000]
+python benchmarks/bench_print.py [--runs 1] [--sizes 100 1000 2000] [--markdown 100 10000 100000]
+
+Memory is flat when doubling the set (1,000 -> 2,000 problems) leaves the peak where it was: the
+last column gives each size's peak over the previous size's.
 """
 
 from __future__ import annotations
@@ -34,14 +37,19 @@ def run(count: int, fmt: str, target: Path) -> tuple[float, float]:
 
 def table(fmt: str, sizes: list[int], runs: int, folder: Path) -> None:
     base: tuple[float, float] | None = None
-    print(f"\n{fmt}: problems | seconds (best of {runs}) | peak MB | time, memory ÷ the first size's")
+    previous = 0.0
+    print(
+        f"\n{fmt}: problems | seconds (best of {runs}) | peak MB | time, memory ÷ the first size's"
+        " | memory ÷ the previous size's"
+    )
     for count in sizes:
         target = folder / f"set.{fmt}"
         results = [run(count, fmt, target) for _ in range(runs)]
         seconds, peak = min(r[0] for r in results), max(r[1] for r in results)
         base = base or (seconds, peak)
         extra = f", {len(pypdf.PdfReader(target).pages)} pages" if fmt == "pdf" else ""
-        ratios = f"×{seconds / base[0]:5.1f} | ×{peak / base[1]:4.2f}"
+        ratios = f"×{seconds / base[0]:5.1f} | ×{peak / base[1]:4.2f} | ×{peak / (previous or peak):4.2f}"
+        previous = peak
         print(f"  {count:>7,} | {seconds:7.2f} s | {peak:6.0f} MB | {ratios}{extra}")
         if fmt == "pdf" and count == 1000:
             verdict = "met" if seconds < PDF_TARGET[0] and peak < PDF_TARGET[1] else "MISSED"
@@ -51,7 +59,7 @@ def table(fmt: str, sizes: list[int], runs: int, folder: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--sizes", type=int, nargs="*", default=[100, 1000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[100, 1000, 2000])
     parser.add_argument("--markdown", type=int, nargs="*", default=[100, 10_000, 100_000])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:

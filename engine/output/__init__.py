@@ -5,6 +5,7 @@ Markdown and JSON stream straight from `Problem`s; HTML and PDF render one docum
 forms (`ParallelSet`); students see opaque problem codes and only keys map them to variants.
 """
 
+from perfdrill.engine.output.codes import find_problem, problem_code
 from perfdrill.engine.output.document import PrintOptions, document_head, running_title
 from perfdrill.engine.output.html import render_html
 from perfdrill.engine.output.lms import Pool
@@ -22,7 +23,7 @@ from perfdrill.engine.output.markdown import (
 from perfdrill.engine.output.pdf import render_pdf, unprintable
 from perfdrill.engine.output.sections import Section, combined_sections, key_section, problems_section
 from perfdrill.engine.output.spec_facts import SpecRow, SpecTable, spec_tables
-from perfdrill.engine.output.versions import ParallelSet, Slot, problem_code, version_label, version_letter
+from perfdrill.engine.output.versions import ParallelSet, Slot, version_label, version_letter
 from perfdrill.engine.resources import atomic_output
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "document_head",
     "explanation_lines",
     "explanation_markdown",
+    "find_problem",
     "json_items",
     "key_section",
     "problem_code",

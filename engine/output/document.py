@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfdrill.engine.output.blocks import blocks
-from perfdrill.engine.output.markdown import letter, lettered
+from perfdrill.engine.output.markdown import answer_text, letter, meta_line, points_text
 from perfdrill.engine.output.plots import roofline_plot
 from perfdrill.engine.output.spec_facts import spec_tables
 from perfdrill.engine.output.versions import Slot
@@ -57,10 +57,6 @@ def _part(index: int, part: ProblemPart, inline: bool) -> dict[str, Any]:
     return entry
 
 
-def answer_text(part: ProblemPart) -> str:
-    return part.shown_answer if part.kind == "numeric" else lettered(part, part.correct)
-
-
 def problem_entry(slot: Slot, *, inline: bool) -> dict[str, Any]:
     """What a student sees of one problem; with `inline`, its answers and derivation too."""
     problem, template = slot.problem, slot.problem.template
@@ -68,7 +64,7 @@ def problem_entry(slot: Slot, *, inline: bool) -> dict[str, Any]:
         "number": slot.number,
         "code": slot.code,
         "title": template.title,
-        "meta": f"{template.family_title} · {template.difficulty} · problem {slot.code}",
+        "meta": meta_line(slot),
         "specs": [
             {
                 "title": table.title,
@@ -116,9 +112,17 @@ def plot_title(problem: Problem) -> str:
     return f"{count}{_chip_name(problem)} · {_scenario_value(problem, 'dtype', 'bf16')} dense peak"
 
 
-def document_head(options: PrintOptions, versions: int) -> dict[str, Any]:
-    """What every page of the set shares: titles, date, and how answers and space are laid out."""
+def answer_grid_line(entry: dict[str, Any]) -> list[str]:
+    """One problem of a key on the compact answer grid: number, code, and every part's answer."""
+    answers = "   ".join(f"({label}) {answer}" for label, answer in entry["answers"])
+    return [str(entry["number"]), entry["code"], answers]
+
+
+def document_head(options: PrintOptions, versions: int, points: int | None = None) -> dict[str, Any]:
+    """What every page of the set shares: titles, date, how answers and space are laid out, and
+    (for a roster's copies) the total points, one a part."""
     return {
+        "points": "" if points is None else f"{points_text(points)}, one a part",
         "title": options.title,
         "running_title": running_title(options.title),
         "date": options.date,

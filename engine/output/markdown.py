@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from perfdrill.engine.model.explain import Step
-from perfdrill.engine.output.versions import ParallelSet, Slot, version_label
+from perfdrill.engine.output.versions import ParallelSet, Slot
 from perfdrill.engine.problems.answers import letter, lettered
 from perfdrill.engine.problems.generation import Problem, ProblemPart
 
@@ -141,13 +141,21 @@ def _reference(problem: Problem) -> str:
     return f"*`{problem.id}` · seed {problem.seed} · `perfdrill preview {problem.id} --seed {problem.seed}`*"
 
 
+def points_text(count: int) -> str:
+    return f"{count} point{'s' if count != 1 else ''}"
+
+
+def meta_line(slot: Slot) -> str:
+    """What a problem's heading says under it: family, difficulty, points (one a part), code."""
+    template = slot.problem.template
+    points = points_text(len(slot.problem.parts))
+    return f"{template.family_title} · {template.difficulty} · {points} · problem {slot.code}"
+
+
 def problem_markdown(slot: Slot, *, inline_answer: bool) -> str:
     """One problem as a student reads it: its code, never its template id or seed."""
     problem, template = slot.problem, slot.problem.template
-    header = (
-        f"## {slot.number}. {template.title}\n\n"
-        f"*{template.family_title} · {template.difficulty} · problem {slot.code}*"
-    )
+    header = f"## {slot.number}. {template.title}\n\n*{meta_line(slot)}*"
     body = "\n\n".join(part_markdown(i, part) for i, part in enumerate(problem.parts))
     text = f"{header}\n\n{problem.prompt}\n\n{body}\n"
     if inline_answer:
@@ -165,8 +173,18 @@ def key_markdown(slot: Slot) -> str:
     )
 
 
+def answer_text(part: ProblemPart) -> str:
+    """A part's answer as a key shows it: the value, or the right options' letters and text."""
+    return part.shown_answer if part.kind == "numeric" else lettered(part, part.correct)
+
+
+def _grid_answers(problem: Problem) -> str:
+    """Every part's answer on one line, as the key's answer grid lists them."""
+    return "   ".join(f"({letter(i)}) {answer_text(part)}" for i, part in enumerate(problem.parts))
+
+
 def _title(pset: ParallelSet, version: int, title: str) -> str:
-    return " — ".join(filter(None, [title, version_label(version, pset.versions)]))
+    return " — ".join(filter(None, [title, pset.label(version)]))
 
 
 def key_header(pset: ParallelSet, version: int, title: str, seed: int) -> str:
@@ -188,17 +206,26 @@ def write_markdown_version(
 ) -> None:
     """Version `version` as Markdown into `out`; with a `key` file, its key goes there instead of
     after the problems (`answers` "key" with no `key` file: the key follows the problems)."""
-    out.write(f"# {_title(pset, version, title)}\n\n*{date} · {pset.count} problems*\n\n".encode())
+    points = f" · {points_text(pset.points())}, one a part" if pset.students else ""
+    out.write(f"# {_title(pset, version, title)}\n\n*{date} · {pset.count} problems{points}*\n\n".encode())
     with contextlib.ExitStack() as stack:
         spool = key
         if spool is None and answers == "key":
             spool = stack.enter_context(tempfile.TemporaryFile())  # deleted however the run ends
         if spool is not None:
             spool.write(key_header(pset, version, title, pset.seed).encode())
+        grid = []
         for slot in pset.slots(version):
             out.write((problem_markdown(slot, inline_answer=answers == "inline") + "\n").encode())
             if spool is not None:
                 spool.write((key_markdown(slot) + "\n").encode())
+                grid.append(f"| {slot.number} | `{slot.code}` | {_escape(_grid_answers(slot.problem))} |")
+        if spool is not None:
+            spool.write(
+                (
+                    "### Answer grid\n\n| # | code | answers |\n|---|---|---|\n" + "\n".join(grid) + "\n\n"
+                ).encode()
+            )
         if spool is not None and key is None:
             out.write(b"---\n\n")
             spool.seek(0)
@@ -211,8 +238,11 @@ def json_items(pset: ParallelSet, answers: str) -> Iterator[dict[str, Any]]:
     for version in range(pset.versions):
         for slot in pset.slots(version):
             item = {"code": slot.code, "number": slot.number, **problem_json(slot.problem)}
-            if pset.versions > 1:
-                item["version"] = version_label(version, pset.versions)
+            if pset.students:
+                student = pset.students[version]
+                item["student"] = {"id": student.id, "name": student.name, **student.extra}
+            elif pset.versions > 1:
+                item["version"] = pset.label(version)
             if answers == "none":
                 for name in ("question", "seed", "explanation"):
                     item.pop(name)

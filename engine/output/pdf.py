@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -43,13 +43,15 @@ def _compiler(source: Path) -> Any:
     return typst.Compiler(source, root=source.parent, ignore_system_fonts=True)
 
 
-def _compile(piece: dict[str, Any], stamp: datetime.datetime) -> bytes:
+def _compile(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> bytes:
+    """One piece as PDF; `tagged` (a document of one piece) keeps typst's tag tree for screen
+    readers, which pypdf's join of several pieces would drop."""
     try:
         pdf: bytes = _compiler(TEMPLATE).compile(
             format="pdf",
             sys_inputs={"piece": json.dumps(piece, ensure_ascii=False)},
             timestamp=stamp,
-            pdf_tags=False,  # pypdf's join drops the tag tree anyway; without it typst is faster
+            pdf_tags=tagged,
         )
     except RuntimeError as exc:  # typst reports compile errors as RuntimeError
         raise PerfdrillError(f"typst could not lay out the set: {str(exc).splitlines()[0]}") from None
@@ -70,15 +72,69 @@ def _pieces(sections: Iterable[Section]) -> Iterator[tuple[dict[str, Any], list[
         entries, done = iter(section.entries), 0
         while chunk := list(islice(entries, PIECE)):
             done += len(chunk)
-            yield {**section.meta(), "first": done == len(chunk), "last": done >= section.total}, chunk
+            first = done == len(chunk)
+            grid = section.grid() if first else []  # the answer grid opens a key's first page
+            yield {**section.meta(), "first": first, "last": done >= section.total, "grid": grid}, chunk
 
 
-def _typeset(piece: dict[str, Any], stamp: datetime.datetime) -> Any:
+def _typeset(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> Any:
     import pypdf
 
-    reader = pypdf.PdfReader(io.BytesIO(_compile(piece, stamp)))
+    reader = pypdf.PdfReader(io.BytesIO(_compile(piece, stamp, tagged)))
     _forget_layouts()
     return reader
+
+
+def _headings(reader: Any) -> list[tuple[str, int]]:
+    """(title, page index) of each problem heading typst put in a piece's outline."""
+    return [
+        (i.title, reader.get_destination_page_number(i)) for i in reader.outline if not isinstance(i, list)
+    ]
+
+
+def _outline(
+    writer: Any, headings: list[tuple[str, int]], meta: dict[str, Any], start: int, parent: Any
+) -> Any:
+    """The piece's problems in the outline under their section's node (a version, a student's
+    copy or a key), which a piece that opens the section adds; returns the section's node."""
+    if meta["first"]:
+        title = meta["name"] or ("Answer key" if meta["kind"] == "key" else "Problems")
+        parent = writer.add_outline_item(title=title, page_number=start)
+    for title, page in headings:
+        writer.add_outline_item(title=title, page_number=start + page, parent=parent)
+    return parent
+
+
+def _join(
+    joined: Any,
+    head: dict[str, Any],
+    pieces: Iterable[tuple[dict[str, Any], list[dict[str, Any]]]],
+    stamp: datetime.datetime,
+    checkpoint: Callable[[], None],
+) -> None:
+    """Lay out the pieces and write each into `joined` as it comes: typst lays out one piece in a
+    worker thread (it releases the GIL) while the next piece's problems are generated."""
+    pending: tuple[dict[str, Any], Future[Any]] | None = None
+    start = 0
+    node = None
+
+    def join(meta: dict[str, Any], reader: Any) -> None:
+        nonlocal node
+        headings = _headings(reader)  # read before `add` renumbers the piece's objects
+        node = _outline(joined, headings, meta, joined.add(reader), node)
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="typst") as typesetter:
+        for meta, chunk in pieces:
+            checkpoint()
+            previous = (pending[0], pending[1].result()) if pending is not None else None
+            pages = len(previous[1].pages) if previous is not None else 0
+            start = 1 if meta["first"] else start + pages
+            piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
+            pending = (meta, typesetter.submit(_typeset, piece, stamp))  # typst starts before the join
+            if previous is not None:
+                join(*previous)
+        if pending is not None:
+            join(pending[0], pending[1].result())
 
 
 def render_pdf(
@@ -90,30 +146,38 @@ def render_pdf(
     """Lay out `sections` (each starting at its own page 1) and write one PDF to `out`.
 
     System fonts are ignored and the date is the PDF timestamp, so the same set gives the same
-    bytes on any machine. Typst lays out one piece in a worker thread (it releases the GIL)
-    while the next piece's problems are generated. `checkpoint` runs between pieces (the CLI
-    stops there on Ctrl+C). Returns the number of pages.
+    bytes on any machine. `checkpoint` runs between pieces (the CLI stops there on Ctrl+C).
+    The outline has a node per section with its problems under it. A set laid out in one piece
+    (one section of up to PIECE problems: a student's copy) is tagged for screen readers.
+    Returns the number of pages.
     """
     import pypdf
+    from pypdf.generic import NameObject, TextStringObject
 
     stamp = datetime.datetime.strptime(head["date"], "%Y-%m-%d").replace(tzinfo=datetime.UTC)
-    writer = pypdf.PdfWriter()
-    pending: Future[Any] | None = None
-    start = pages = 0
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="typst") as typesetter:
-        for meta, chunk in _pieces(sections):
-            checkpoint()
-            previous = pending.result() if pending is not None else None
-            pages = len(previous.pages) if previous is not None else 0
-            start = 1 if meta["first"] else start + pages
-            piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
-            pending = typesetter.submit(_typeset, piece, stamp)  # typst starts before the join below
-            if previous is not None:
-                writer.append(previous, import_outline=True)
-        if pending is not None:
-            writer.append(pending.result(), import_outline=True)
+    info = {
+        "/Title": head["title"],
+        "/Producer": "perfdrill (typst, pypdf)",
+        "/CreationDate": stamp.strftime("D:%Y%m%d%H%M%S+00'00'"),
+    }
+    pieces = _pieces(sections)
+    opening = list(islice(pieces, 2))
+    if len(opening) > 1:  # pieces written out as they come, in flat memory
+        from perfdrill.engine.output.pdf_join import StreamingPdf
+
+        joined = StreamingPdf(out)
+        _join(joined, head, chain(opening, pieces), stamp, checkpoint)
+        checkpoint()
+        return joined.close(info)
+    # One piece: typst's own file, tagged for screen readers, with the outline made here.
+    meta, chunk = opening[0]
+    reader = _typeset({"head": head, "section": {**meta, "page_start": 1}, "entries": chunk}, stamp, True)
+    writer = pypdf.PdfWriter(clone_from=reader)
+    writer.root_object.pop("/Outlines", None)  # typst's flat one; _outline makes the tree
+    _outline(writer, _headings(reader), meta, 0, None)
     checkpoint()
-    writer.add_metadata({"/Title": head["title"], "/Producer": "perfdrill (typst, pypdf)"})
-    writer.add_metadata({"/CreationDate": stamp.strftime("D:%Y%m%d%H%M%S+00'00'")})
+    writer.add_metadata(info)
+    writer.root_object[NameObject("/Lang")] = TextStringObject("en")  # what screen readers read it as
+    writer.page_mode = "/UseOutlines"
     writer.write(out)
     return len(writer.pages)

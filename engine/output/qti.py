@@ -1,9 +1,11 @@
-"""A QTI 1.2 package (zip) as Canvas imports it: one question group per template part.
+"""A QTI 1.2 package (zip) as Canvas imports it: one question group per template.
 
-Canvas asks one thing per question, so each part of a variant is an item that repeats the
-variant's prompt; each group holds that part's variants and Canvas picks one per student
-(`selection_number` 1). Numeric answers are accepted as a range (`vargte`/`varlte`) that is
-the engine's tolerance; choice parts are multiple_choice or multiple_answers questions.
+Each group holds the template's variants and Canvas picks one per student (`selection_number`
+1). A variant is one item with all its parts, so a follow-up part ("and with the quantized
+weights?") keeps the numbers it follows from: one response per part, numeric ones accepted as a
+range (`vargte`/`varlte`) that is the engine's tolerance, each part adding its share of the score.
+A one-part template gives Canvas's own numerical_question, multiple_choice_question or
+multiple_answers_question. Each catalogued mistake's range shows that slip's explanation.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from perfdrill.engine.output.lms import (
     choices,
     feedback_html,
     markdown_html,
+    named_mistakes,
     part_html,
     plain_number,
 )
@@ -56,80 +59,106 @@ def _material(parent: ET.Element, text: str, kind: str = "text/html") -> None:
     ET.SubElement(ET.SubElement(parent, "material"), "mattext", {"texttype": kind}).text = text
 
 
-def _score(processing: ET.Element) -> ET.Element:
-    condition = ET.SubElement(processing, "respcondition", {"continue": "No"})
-    variables = ET.SubElement(condition, "conditionvar")
-    ET.SubElement(condition, "setvar", {"action": "Set", "varname": "SCORE"}).text = "100"
-    return variables
+_CANVAS_TYPES = {
+    "numeric": "numerical_question",
+    "choice": "multiple_choice_question",
+    "multi": "multiple_answers_question",
+}
 
 
-def item(problem: Problem, index: int, part: ProblemPart) -> ET.Element:
-    """Part `index` of one variant as a Canvas item with its answer and the worked feedback."""
-    element = ET.Element(
-        "item", {"ident": ident(problem.id, problem.seed, part.name), "title": problem.template.title}
-    )
-    kind = {"numeric": "numerical_question", "choice": "multiple_choice_question"}.get(
-        part.kind, "multiple_answers_question"
-    )
-    variant = f"{problem.id}#{problem.seed}"  # for the instructor; Canvas ignores fields it does not know
+def _condition(processing: ET.Element) -> tuple[ET.Element, ET.Element]:
+    condition = ET.SubElement(processing, "respcondition", {"continue": "Yes"})
+    return condition, ET.SubElement(condition, "conditionvar")
+
+
+def _in_range(variables: ET.Element, response: str, low: float, high: float) -> None:
+    ET.SubElement(variables, "vargte", {"respident": response}).text = plain_number(low)
+    ET.SubElement(variables, "varlte", {"respident": response}).text = plain_number(high)
+
+
+def _response(presentation: ET.Element, part: ProblemPart, response: str) -> None:
+    if part.kind == "numeric":
+        field = ET.SubElement(presentation, "response_str", {"ident": response, "rcardinality": "Single"})
+        render = ET.SubElement(field, "render_fib", {"fibtype": "Decimal"})
+        ET.SubElement(render, "response_label", {"ident": f"{response}_answer"})
+        return
+    cardinality = "Single" if part.kind == "choice" else "Multiple"
+    field = ET.SubElement(presentation, "response_lid", {"ident": response, "rcardinality": cardinality})
+    render = ET.SubElement(field, "render_choice")
+    for number, (choice, _) in enumerate(choices(part)):
+        label = ET.SubElement(render, "response_label", {"ident": letter(number)})
+        _material(label, choice, "text/plain")  # plain text: the XML writer escapes it, nothing else
+
+
+def _scoring(processing: ET.Element, part: ProblemPart, response: str, share: str) -> None:
+    """The part's share of the score when its answer is right."""
+    condition, variables = _condition(processing)
+    if part.kind == "numeric":
+        _in_range(variables, response, *accepted_range(part))
+    else:
+        pairs = choices(part)
+        every = ET.SubElement(variables, "and")
+        for number, (_, ok) in enumerate(pairs):
+            parent = every if ok else ET.SubElement(every, "not")
+            ET.SubElement(parent, "varequal", {"respident": response}).text = letter(number)
+    ET.SubElement(condition, "setvar", {"action": "Add", "varname": "SCORE"}).text = share
+
+
+def _feedback(element: ET.Element, name: str, html: str) -> None:
+    feedback = ET.SubElement(element, "itemfeedback", {"ident": name})
+    _material(ET.SubElement(feedback, "flow_mat"), html)
+
+
+def item(problem: Problem, feedback: bool = True) -> ET.Element:
+    """One variant as a Canvas item: every part a response, with the worked feedback and each
+    named mistake's explanation (without `feedback`, neither)."""
+    element = ET.Element("item", {"ident": ident(problem.id, problem.seed), "title": problem.template.title})
+    single = len(problem.parts) == 1
+    fields = {"question_type": _CANVAS_TYPES[problem.parts[0].kind]} if single else {}
+    # perfdrill_variant is for the instructor; Canvas ignores fields it does not know.
     _fields(
         ET.SubElement(element, "itemmetadata"),
-        question_type=kind,
-        points_possible="1.0",
-        perfdrill_variant=variant,
+        **fields,
+        points_possible=f"{len(problem.parts)}.0",
+        perfdrill_variant=f"{problem.id}#{problem.seed}",
     )
     presentation = ET.SubElement(element, "presentation")
-    _material(presentation, markdown_html(problem.prompt) + part_html(index, part))
+    _material(presentation, markdown_html(problem.prompt))
     processing = ET.SubElement(element, "resprocessing")
     outcomes = ET.SubElement(processing, "outcomes")
     ET.SubElement(
         outcomes, "decvar", {"maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"}
     )
-    general = ET.SubElement(processing, "respcondition", {"continue": "Yes"})
-    ET.SubElement(ET.SubElement(general, "conditionvar"), "other")
-    ET.SubElement(general, "displayfeedback", {"feedbacktype": "Response", "linkrefid": "general_fb"})
-    if part.kind == "numeric":
-        response = ET.SubElement(
-            presentation, "response_str", {"ident": "response1", "rcardinality": "Single"}
-        )
-        ET.SubElement(
-            ET.SubElement(response, "render_fib", {"fibtype": "Decimal"}),
-            "response_label",
-            {"ident": "answer1"},
-        )
-        low, high = accepted_range(part)
-        variables = _score(processing)
-        ET.SubElement(variables, "vargte", {"respident": "response1"}).text = plain_number(low)
-        ET.SubElement(variables, "varlte", {"respident": "response1"}).text = plain_number(high)
-    else:
-        cardinality = "Single" if part.kind == "choice" else "Multiple"
-        response = ET.SubElement(
-            presentation, "response_lid", {"ident": "response1", "rcardinality": cardinality}
-        )
-        render = ET.SubElement(response, "render_choice")
-        pairs = choices(part)
-        for number, (choice, _) in enumerate(pairs):
-            label = ET.SubElement(render, "response_label", {"ident": letter(number)})
-            _material(label, escape(choice), "text/plain")
-        variables = _score(processing)
-        if part.kind == "choice":
-            correct = next(letter(n) for n, (_, ok) in enumerate(pairs) if ok)
-            ET.SubElement(variables, "varequal", {"respident": "response1"}).text = correct
-        else:
-            every = ET.SubElement(variables, "and")
-            for number, (_, ok) in enumerate(pairs):
-                parent = every if ok else ET.SubElement(every, "not")
-                ET.SubElement(parent, "varequal", {"respident": "response1"}).text = letter(number)
-    feedback = ET.SubElement(element, "itemfeedback", {"ident": "general_fb"})
-    _material(ET.SubElement(feedback, "flow_mat"), feedback_html(problem))
+    if feedback:
+        general, variables = _condition(processing)
+        ET.SubElement(variables, "other")
+        ET.SubElement(general, "displayfeedback", {"feedbacktype": "Response", "linkrefid": "general_fb"})
+    share = plain_number(round(100 / len(problem.parts), 4))
+    slips: list[tuple[str, str]] = []
+    for index, part in enumerate(problem.parts):
+        response = "response1" if single else f"response_{letter(index)}"
+        _material(presentation, part_html(index, part))
+        _response(presentation, part, response)
+        _scoring(processing, part, response, share)
+        for number, (value, text) in enumerate(named_mistakes(part) if feedback else []):
+            name = f"{response}_slip{number + 1}"
+            condition, variables = _condition(processing)
+            _in_range(variables, response, *accepted_range(part, value))
+            _in_range(ET.SubElement(variables, "not"), response, *accepted_range(part))  # right wins
+            ET.SubElement(condition, "displayfeedback", {"feedbacktype": "Response", "linkrefid": name})
+            slips.append((name, f"<p>({letter(index)}) {escape(text)}</p>"))
+    if feedback:
+        _feedback(element, "general_fb", feedback_html(problem))
+    for name, html in slips:
+        _feedback(element, name, html)
     return element
 
 
-def _group(parent: ET.Element, title: str, key: str) -> ET.Element:
+def _group(parent: ET.Element, title: str, key: str, points: int) -> ET.Element:
     group = ET.SubElement(parent, "section", {"ident": ident("group", key), "title": title})
     selection = ET.SubElement(ET.SubElement(group, "selection_ordering"), "selection")
     ET.SubElement(selection, "selection_number").text = "1"
-    ET.SubElement(ET.SubElement(selection, "selection_extension"), "points_per_item").text = "1.0"
+    ET.SubElement(ET.SubElement(selection, "selection_extension"), "points_per_item").text = f"{points}.0"
     return group
 
 
@@ -142,14 +171,10 @@ def write_qti(pool: Pool, out: BinaryIO, title: str, checkpoint: Callable[[], No
     sections = ET.SubElement(assessment, "section", {"ident": "root_section"})
     written = 0
     for template, variants in pool.groups(checkpoint):
-        groups = [
-            _group(sections, f"{template.title} ({letter(i)})", f"{template.id}#{part.name}")
-            for i, part in enumerate(template.parts)
-        ]
+        group = _group(sections, template.title, template.id, len(template.parts))
         for problem in variants:
-            for index, part in enumerate(problem.parts):
-                groups[index].append(item(problem, index, part))
-                written += 1
+            group.append(item(problem, pool.feedback))
+            written += 1
     checkpoint()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
         # A fixed timestamp: the same arguments give the same package.

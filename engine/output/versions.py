@@ -7,17 +7,15 @@ plain set of the seed. Problems are generated one at a time, so a set of any siz
 
 from __future__ import annotations
 
-import hashlib
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from perfdrill.engine.model.specs import SpecBook
+from perfdrill.engine.output.codes import problem_code
+from perfdrill.engine.output.roster import Student
 from perfdrill.engine.problems.generation import Problem, generate, variant_seed
 from perfdrill.engine.problems.templates import Template
-
-# Crockford's base-32 alphabet: no I, L, O or U, so a code read aloud or copied by hand survives.
-_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
 @dataclass(frozen=True)
@@ -39,18 +37,6 @@ def version_label(index: int, count: int) -> str:
     return f"Version {version_letter(index)}" if count > 1 else ""
 
 
-def problem_code(set_seed: int, version: int, number: int, template_id: str, seed: int) -> str:
-    """An 8-character code like "7KQ2-XM4P" that names a variant without revealing it.
-
-    It is a hash of the set seed (never printed on student pages), so neither the template nor
-    the variant seed can be read back from it; only the key maps codes to (template id, seed).
-    """
-    digest = hashlib.sha256(f"code#{set_seed}#{version}#{number}#{template_id}#{seed}".encode()).digest()
-    value = int.from_bytes(digest[:5], "big")
-    text = "".join(_ALPHABET[(value >> shift) & 31] for shift in range(35, -1, -5))
-    return f"{text[:4]}-{text[4:]}"
-
-
 class ParallelSet:
     """`versions` parallel forms of `count` problems.
 
@@ -69,19 +55,37 @@ class ParallelSet:
         seed: int,
         shuffle: bool = False,
         checkpoint: Callable[[], None] = lambda: None,
+        students: Sequence[Student] = (),
     ) -> None:
         self.first = first
+        self.students = tuple(students)  # a roster: one version per student, each seeded by its id
         self.checkpoint = checkpoint
         self._templates: list[Template] = []
         self.specs = specs
         self.count = count
-        self.versions = versions
+        self.versions = len(self.students) or versions
         self.seed = seed
         self.shuffle = shuffle
 
     def variant_seed(self, version: int, index: int) -> int:
-        """The seed of position `index` in version `version` (1 or later; A's come from `first`)."""
+        """The seed of position `index` in version `version` (1 or later; A's come from `first`),
+        or in a student's copy (from the set's seed and the student's id)."""
+        if self.students:
+            return variant_seed(self.students[version].seed_base(self.seed), index)
         return variant_seed(variant_seed(self.seed, 100_000 + version), index)
+
+    def label(self, version: int) -> str:
+        """What a version's pages are called: "Version B", a student's "Name (id)", or ""."""
+        return self.students[version].label if self.students else version_label(version, self.versions)
+
+    def points(self) -> int:
+        """The set's total points, one a part (the same in every version: same templates)."""
+        return sum(len(self.template(index).parts) for index in range(self.count))
+
+    def template(self, index: int) -> Template:
+        while len(self._templates) <= index:
+            self._templates.append(self.first(len(self._templates)).template)
+        return self._templates[index]
 
     def order(self, version: int) -> list[int] | range:
         """Positions in printed order: version A keeps the set's order; others shuffle if asked."""
@@ -94,19 +98,15 @@ class ParallelSet:
     def problem(self, version: int, index: int) -> Problem:
         """Position `index` of `version`: version A's problem, or its template with another seed."""
         self.checkpoint()
-        if version == 0:
+        if version == 0 and not self.students:
             problem = self.first(index)
             if self.versions > 1 and index == len(self._templates):
                 self._templates.append(problem.template)
             return problem
-        while len(self._templates) <= index:
-            self._templates.append(self.first(len(self._templates)).template)
-        return generate(self._templates[index], self.variant_seed(version, index), self.specs)
+        return generate(self.template(index), self.variant_seed(version, index), self.specs)
 
     def slots(self, version: int) -> Iterator[Slot]:
         """The problems of one version in printed order, generated as they are asked for."""
         for number, index in enumerate(self.order(version), start=1):
             problem = self.problem(version, index)
-            yield Slot(
-                version, number, problem, problem_code(self.seed, version, number, problem.id, problem.seed)
-            )
+            yield Slot(version, number, problem, problem_code(problem.id, problem.seed))

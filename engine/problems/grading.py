@@ -78,6 +78,16 @@ def diagnose(part: ProblemPart, value: float) -> tuple[str, ...]:
     return tuple(mistake for mistake, slipped in part.mistakes if within(value, slipped, part.tolerance))
 
 
+def slip_feedback(matches: tuple[str, ...]) -> str:
+    """What a wrong value that lands on catalogued mistakes is told: the one slip, or every slip
+    that gives this value (two slips landing on one value: naming only one would mislead)."""
+    if len(matches) == 1:
+        mistake = CATALOGUE[matches[0]]
+        return f"Not quite. Looks like: {mistake.title}. {mistake.explanation}"
+    slips = " Or: ".join(f"{CATALOGUE[m].title}. {CATALOGUE[m].explanation}" for m in matches)
+    return f"Not quite. {len(matches)} slips give this value. Either: {slips}"
+
+
 def grade_part(part: ProblemPart, text: str | None) -> PartGrade:
     if text is None or not text.strip():
         return PartGrade(part.name, "invalid", 0.0, expected(part), "No answer given (no attempt used).")
@@ -94,13 +104,10 @@ def _grade_numeric(part: ProblemPart, value: float) -> PartGrade:
     if within(value, part.value, part.tolerance):
         return PartGrade(part.name, "correct", 1.0, expected(part), "Correct.")
     matches = diagnose(part, value)
-    if len(matches) == 1:
-        mistake = CATALOGUE[matches[0]]
-        feedback = f"Not quite. Looks like: {mistake.title}. {mistake.explanation}"
-        return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, matches[0])
-    if matches:  # two slips land on the same value here: naming only one would mislead
-        slips = " Or: ".join(f"{CATALOGUE[m].title}. {CATALOGUE[m].explanation}" for m in matches)
-        feedback = f"Not quite. {len(matches)} slips give this value. Either: {slips}"
+    if matches:
+        feedback = slip_feedback(matches)
+        if len(matches) == 1:
+            return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, matches[0])
         return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, None, matches)
     if part.exact is not None:
         why = part.exact.why_not(value, part.value)

@@ -192,7 +192,9 @@ def roofline_view(variant: Variant) -> RooflineView | None:
         if part.sweep is not None:
             sweeps.append((part.sweep, part.sweep_values, {name for _, name in part.answer.names}))
             continue
-        for scope, name in part.answer.names:
+        # Sorted: `names` is a set, and the order scopes are met in orders the plot's points and
+        # legend, which must not change with Python's hash seed.
+        for scope, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1])):
             asked.setdefault(scope, set()).add(name)
     # (scope, inputs replaced, label suffix) for each place an operation is looked at.
     places: list[tuple[str | None, dict[str, float], str, list[Operation]]] = []

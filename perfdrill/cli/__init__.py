@@ -28,7 +28,7 @@ OWNERS = {
     "practice": "practice", "review": "practice", "stats": "practice",
     "calc": "calc",
     "specs": "specs",
-    "generate": "printing",
+    "generate": "printing", "mark": "marking",
     "list": "questions", "grade": "questions", "check": "questions",
     "new": "authoring", "preview": "authoring", "quantities": "authoring", "schema": "authoring",
 }  # fmt: skip

@@ -9,7 +9,7 @@ import datetime
 import io
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any, BinaryIO
@@ -34,6 +34,8 @@ from perfdrill.engine.output import (
     write_json,
     write_markdown_version,
 )
+from perfdrill.engine.output.roster import Student, file_safe, read_roster
+from perfdrill.engine.output.sections import KeySpool
 from perfdrill.engine.practice import Plan, Practice
 from perfdrill.engine.problems import LeaveOut
 
@@ -52,7 +54,9 @@ def register(commands: Any) -> None:
         "generate", help="generate a problem set (md, json, html, pdf) or an LMS question pool (moodle, qti)"
     )
     add_set_options(gen, "problems (variants of each template for moodle and qti)")
-    gen.add_argument("--format", choices=FORMATS, default="md", help="output format (default md)")
+    gen.add_argument(
+        "--format", choices=FORMATS, help="output format (default: from -o's extension, else md)"
+    )
     gen.add_argument("--answers", choices=ANSWER_MODES, default="key", help="where answers go (default key)")
     gen.add_argument("--title", default="perfdrill problem set", help="title of the set")
     gen.add_argument("--date", help="date in the header, YYYY-MM-DD (default today)")
@@ -62,6 +66,12 @@ def register(commands: Any) -> None:
         default=1,
         metavar="N",
         help="N parallel versions: same templates, own numbers",
+    )
+    gen.add_argument(
+        "--roster",
+        type=Path,
+        metavar="CSV",
+        help="one copy per student (CSV with id and name columns), seeded from --seed and the id",
     )
     gen.add_argument(
         "--shuffle", action="store_true", help="versions after A ask their problems in their own order"
@@ -123,13 +133,26 @@ def _date(text: str | None) -> str:
         raise UsageError(f"--date {text!r} is not a date like 2026-11-22") from None
 
 
-def check_options(args: argparse.Namespace) -> None:
+def output_format(given: str | None, output: Path | None) -> str:
+    """--format, or the format -o's extension names (exam.pdf is a PDF); a mismatch is refused,
+    so `-o exam.pdf --format md` never writes Markdown into a file named as a PDF."""
+    named = next((f for f, suffix in SUFFIXES.items() if output and output.suffix.lower() == suffix), None)
+    if output is not None and output.suffix.lower() == ".htm":
+        named = "html"
+    if given is not None and named is not None and given != named:
+        raise UsageError(f"-o {output} names a {named} file but --format is {given}; change one of them")
+    return given or named or "md"
+
+
+def check_options(args: argparse.Namespace, students: int = 0) -> None:
     """Every option that can be wrong, before anything is generated or written."""
     if args.count < 1:
         raise UsageError("--count must be at least 1")
     limit = LIMITS[args.format]
-    if args.count * max(args.versions, 1) > limit:
-        what = "--count × --versions" if args.versions > 1 else "--count"
+    if args.count * max(args.versions, students, 1) > limit:
+        what = (
+            "--count × students" if students else "--count × --versions" if args.versions > 1 else "--count"
+        )
         more = " (md and json stream sets of any size)" if args.format in PRINTED else ""
         raise UsageError(f"{what} must be at most {limit:,} for --format {args.format}{more}")
     if not 1 <= args.versions <= 26:
@@ -138,11 +161,13 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--answer-space must be between 0 and 40 lines")
     if len(args.title) > MAX_TITLE or not args.title.strip():
         raise UsageError(f"--title must have 1 to {MAX_TITLE} characters")
-    if args.format in LMS and (args.versions > 1 or args.split or args.shuffle):
+    if args.format in LMS and (args.versions > 1 or args.split or args.shuffle or args.roster):
         raise UsageError(
-            f"--format {args.format} writes a pool of variants; --versions, --shuffle and --split"
-            " are for printed sets"
+            f"--format {args.format} writes a pool of variants; --versions, --roster, --shuffle and"
+            " --split are for printed sets"
         )
+    if args.roster and args.versions > 1:
+        raise UsageError("--roster gives each student a version of their own; leave out --versions")
     if args.split and (args.output is None or args.format == "json" or args.answers == "inline"):
         raise UsageError("--split needs -o FILE, --format md, html or pdf, and --answers key or none")
     if args.format == "pdf" and args.output is None and sys.stdout.isatty():
@@ -151,10 +176,11 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--format {args.format} needs -o FILE (or a pipe), not the terminal")
 
 
-def split_paths(output: Path, versions: int, format: str) -> list[Path]:
-    """exam.pdf -> exam-A.pdf, exam-B.pdf, …, and exam-key.pdf for the keys."""
+def split_paths(output: Path, versions: int, format: str, students: Sequence[Student] = ()) -> list[Path]:
+    """exam.pdf -> exam-A.pdf, exam-B.pdf, … (or exam-ID.pdf for each student of a roster), and
+    exam-key.pdf for the keys."""
     suffix = output.suffix or SUFFIXES[format]
-    names = [version_letter(v) for v in range(versions)]
+    names = file_safe(students) if students else [version_letter(v) for v in range(versions)]
     return [output.with_name(f"{output.stem}-{name}{suffix}") for name in [*names, "key"]]
 
 
@@ -170,8 +196,10 @@ def _opened(path: Path) -> Iterator[BinaryIO]:
 
 def run_generate(args: argparse.Namespace) -> int:
     date = _date(args.date)
-    check_options(args)
-    paths = split_paths(args.output, args.versions, args.format) if args.split else [args.output]
+    args.format = output_format(args.format, args.output)
+    students = read_roster(args.roster) if args.roster else []
+    check_options(args, len(students))
+    paths = split_paths(args.output, args.versions, args.format, students) if args.split else [args.output]
     if args.split and args.answers == "none":
         paths = paths[:-1]
     # Standard output gets the whole set or nothing: a set that fails half-way prints no header.
@@ -187,7 +215,7 @@ def run_generate(args: argparse.Namespace) -> int:
             practice = Practice(plan, bank, specs, warn_left_out)
             pset = ParallelSet(
                 practice.problem, practice.specs, count=args.count, versions=args.versions,
-                seed=args.seed, shuffle=args.shuffle, checkpoint=interrupts.check,
+                seed=args.seed, shuffle=args.shuffle, checkpoint=interrupts.check, students=students,
             )  # fmt: skip
             _write_set(args, pset, date, outs, interrupts.check)
         interrupts.check()  # an interrupt swallowed on the way stops here, before any rename
@@ -201,7 +229,8 @@ def _write_pool(
     args: argparse.Namespace, bank: Any, specs: Any, out: BinaryIO, check: Callable[[], None]
 ) -> None:
     templates = bank.select(tuple(args.family), args.difficulty)
-    pool = Pool(templates, specs, args.count, args.seed, LeaveOut(bank.builtin, warn_left_out))
+    left_out = LeaveOut(bank.builtin, warn_left_out)
+    pool = Pool(templates, specs, args.count, args.seed, left_out=left_out, answers=args.answers)
     if args.format == "moodle":
         from perfdrill.engine.output.moodle import write_moodle
 
@@ -231,7 +260,7 @@ def _write_set(
     options = PrintOptions(
         args.title, date, args.seed, args.answers, args.answer_space, args.one_per_page, not args.no_plots
     )
-    head = document_head(options, pset.versions)
+    head = document_head(options, pset.versions, pset.points() if pset.students else None)
     if args.format == "pdf" and (missing := unprintable(args.title)):
         sys.stderr.write(
             f"perfdrill: warning: the PDF fonts cannot show {missing} in the title; they print as boxes\n"
@@ -240,12 +269,13 @@ def _write_set(
         _render(args.format, head, combined_sections(pset, options), outs[0], check)
         return
     student = PrintOptions(args.title, date, args.seed, "none", args.answer_space, args.one_per_page, False)
-    keys: list[list[dict[str, Any]]] = []
+    student_head = {**document_head(student, pset.versions), "points": head["points"]}
+    keys: list[KeySpool] = []
     for version in range(pset.versions):
-        keys.append([])
+        keys.append(KeySpool())
         collected = keys[-1] if args.answers == "key" else None
         section = problems_section(pset, options if collected is not None else student, version, collected)
-        _render(args.format, document_head(student, pset.versions), [section], outs[version], check)
+        _render(args.format, student_head, [section], outs[version], check)
     if args.answers == "key":
         _render(
             args.format, head, [key_section(pset, v, keys[v]) for v in range(pset.versions)], outs[-1], check

@@ -12,13 +12,15 @@ from typing import Any
 from perfdrill.cli.options import add_questions_option, add_restriction_options, add_specs_option
 from perfdrill.engine import PerfdrillError, UsageError, user_data_dir
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.output import answers_markdown
+from perfdrill.engine.output import answers_markdown, find_problem
 from perfdrill.engine.problems import (
     Bank,
+    Problem,
     builtin_root,
     check_paths,
     generate,
     grade,
+    letter,
     load_bank,
 )
 
@@ -31,11 +33,16 @@ def register(commands: Any) -> None:
     listing.set_defaults(handler=run_list)
 
     grading = commands.add_parser("grade", help="grade answers to one question variant")
+    grading.add_argument("--code", help="the problem code a printed sheet shows, e.g. 7KQ2-XM4P")
+    grading.add_argument("--question", metavar="ID", help="template id, e.g. matmul/square-time")
+    grading.add_argument("--seed", type=int, help="variant seed (with --question)")
     grading.add_argument(
-        "--question", required=True, metavar="ID", help="template id, e.g. matmul/square-time"
+        "--answer",
+        action="append",
+        default=[],
+        metavar="PART=TEXT",
+        help="an answer; PART is the part's letter on the sheet (a, b, …) or its name",
     )
-    grading.add_argument("--seed", type=int, required=True, help="variant seed")
-    grading.add_argument("--answer", action="append", default=[], metavar="PART=TEXT", help="an answer")
     grading.add_argument("--json", action="store_true", help="machine-readable output")
     grading.add_argument("--solution", action="store_true", help="also show the answers and the derivation")
     add_restriction_options(grading)
@@ -94,26 +101,48 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def parse_answers(pairs: list[str]) -> dict[str, str]:
+def parse_answers(pairs: list[str], problem: Problem | None = None) -> dict[str, str]:
+    """PART=TEXT pairs by part name; with `problem`, a part's printed letter (a, b, …) names it too."""
+    letters = {letter(i): part.name for i, part in enumerate(problem.parts)} if problem else {}
+    names = {part.name for part in problem.parts} if problem else set()
     answers = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
-        if not sep or not name.strip():
-            raise UsageError(f"--answer {pair!r}: write PART=TEXT, e.g. runtime='3.2 ms'")
-        answers[name.strip()] = text
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f"--answer {pair!r}: write PART=TEXT, e.g. a='3.2 ms' or runtime='3.2 ms'")
+        answers[name if name in names else letters.get(name.lower(), name)] = text
     return answers
 
 
-def run_grade(args: argparse.Namespace) -> int:
+def _graded_problem(args: argparse.Namespace) -> Problem:
+    """The variant `--code` names, or `--question` with `--seed`."""
     specs = load_specs(args.specs).only(args.chip, args.model)
-    problem = generate(load_questions(args.questions, [args.question]).get(args.question), args.seed, specs)
-    result = grade(problem, parse_answers(args.answer))
+    if args.code is not None:
+        if args.question is not None or args.seed is not None:
+            raise UsageError("give --code, or --question with --seed, not both")
+        if args.solution:
+            raise UsageError("--solution is not shown for a printed problem: its key is the instructor's")
+        template, seed = find_problem(args.code, load_questions(args.questions).templates.values())
+        return generate(template, seed, specs)
+    if args.question is None or args.seed is None:
+        raise UsageError("give --code (from the sheet), or --question with --seed")
+    return generate(load_questions(args.questions, [args.question]).get(args.question), args.seed, specs)
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    problem = _graded_problem(args)
+    result = grade(problem, parse_answers(args.answer, problem))
     if args.json:
-        print(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
+        report = result.as_json()
+        if args.code is not None:  # a printed problem's expected values are the key's, not the student's
+            for part in report["parts"].values():
+                part.pop("expected")
+        print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
     marks = {"correct": "✓", "incorrect": "✗", "invalid": "?"}
-    for name, part in result.parts.items():
-        print(f"{marks[part.status]} {name}: {part.feedback}")
+    for index, (name, part) in enumerate(result.parts.items()):
+        print(f"{marks[part.status]} ({letter(index)}) {name}: {part.feedback}")
     print(f"score {result.score:.0%}")
     if args.solution:
         print("\n" + answers_markdown(problem))

@@ -1,0 +1,170 @@
+"""Joining a set's PDF pieces as they are laid out, in flat memory.
+
+pypdf's PdfWriter keeps every page of every piece until it writes the file, so a 2,000-problem set
+held 100 MB more than a 1,000-problem one. Here each piece's objects are renumbered and written
+out as soon as the piece arrives; only their offsets, the page references and the outline stay.
+The output is deterministic: the same pieces give the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO
+
+from pypdf.generic import (
+    ArrayObject,
+    DictionaryObject,
+    IndirectObject,
+    NameObject,
+    NullObject,
+    NumberObject,
+    PdfObject,
+    TextStringObject,
+)
+
+
+class _Written(IndirectObject):
+    """A reference into the file being written, so that renumbering never renumbers it twice
+    (pypdf shares one inherited dictionary, such as /Resources, among a piece's pages)."""
+
+
+def _ref(number: int) -> IndirectObject:
+    """A reference to object `number` of the file being written (pypdf needs no document for it)."""
+    return _Written(number, 0, None)
+
+
+class StreamingPdf:
+    """A PDF written piece by piece: `add` each piece's reader, then `close`."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.written = 0  # bytes so far: `out` may be a pipe, which cannot tell()
+        self.offsets: list[int] = [0]  # by object number; object 0 is the free list's head
+        self.page_ids: list[int] = []
+        self.outline: list[tuple[str, int, int | None]] = []  # (title, page index, parent's index)
+        self._write(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+        self.pages_id = self._reserve()
+
+    def _write(self, data: bytes) -> None:
+        self.out.write(data)
+        self.written += len(data)
+
+    def _reserve(self) -> int:
+        self.offsets.append(-1)
+        return len(self.offsets) - 1
+
+    def _object(self, number: int, value: PdfObject) -> None:
+        self.offsets[number] = self.written
+        self._write(f"{number} 0 obj\n".encode())
+        value.write_to_stream(self)  # type: ignore[arg-type]  # pypdf only calls write()
+        self._write(b"\nendobj\n")
+
+    def write(self, data: bytes) -> int:  # what write_to_stream calls
+        self._write(data)
+        return len(data)
+
+    def _renumbered(
+        self, value: Any, numbers: dict[int, int], queue: list[tuple[int, IndirectObject]]
+    ) -> Any:
+        """`value` with every reference to the piece's objects turned into this file's numbers
+        (in place: a piece's reader is dropped once written)."""
+        if isinstance(value, _Written):
+            return value
+        if isinstance(value, IndirectObject):
+            if value.idnum not in numbers:
+                numbers[value.idnum] = self._reserve()
+                queue.append((numbers[value.idnum], value))
+            return _ref(numbers[value.idnum])
+        if isinstance(value, DictionaryObject):  # streams too: their dictionary
+            for key in list(value):  # raw_get: value[key] would resolve a reference and inline it
+                value[key] = self._renumbered(value.raw_get(key), numbers, queue)
+        elif isinstance(value, ArrayObject):
+            for index, item in enumerate(value):
+                value[index] = self._renumbered(item, numbers, queue)
+        return value
+
+    def add(self, reader: Any) -> int:
+        """Every page of `reader` and what it uses; returns the index of its first page."""
+        first = len(self.page_ids)
+        numbers: dict[int, int] = {}
+        pages = [(page.indirect_reference.idnum, page) for page in reader.pages]
+        for old, _ in pages:  # a link to a page of the piece points at the page written below
+            numbers[old] = self._reserve()
+            self.page_ids.append(numbers[old])
+        for old, page in pages:
+            queue: list[tuple[int, IndirectObject]] = []
+            page[NameObject("/Parent")] = _ref(self.pages_id)
+            for key in list(page):
+                if key != "/Parent":
+                    page[key] = self._renumbered(page.raw_get(key), numbers, queue)
+            self._object(numbers[old], page)
+            while queue:
+                number, reference = queue.pop(0)
+                self._object(number, self._renumbered(reference.get_object(), numbers, queue))
+        return first
+
+    def add_outline_item(self, title: str, page_number: int, parent: int | None = None) -> int:
+        """An outline entry (as pypdf's PdfWriter takes it); returns what `parent` takes."""
+        self.outline.append((title, page_number, parent))
+        return len(self.outline) - 1
+
+    def _outline(self) -> int:
+        root = self._reserve()
+        ids = [self._reserve() for _ in self.outline]
+        children: dict[int | None, list[int]] = {}
+        for index, (_, _, parent) in enumerate(self.outline):
+            children.setdefault(parent, []).append(index)
+        for index, (title, page, parent) in enumerate(self.outline):
+            item = DictionaryObject()
+            item[NameObject("/Title")] = TextStringObject(title)
+            item[NameObject("/Parent")] = _ref(root if parent is None else ids[parent])
+            destination = [_ref(self.page_ids[page]), NameObject("/XYZ")]
+            item[NameObject("/Dest")] = ArrayObject([*destination, NullObject(), NullObject(), NullObject()])
+            siblings = children[parent]
+            position = siblings.index(index)
+            if position > 0:
+                item[NameObject("/Prev")] = _ref(ids[siblings[position - 1]])
+            if position + 1 < len(siblings):
+                item[NameObject("/Next")] = _ref(ids[siblings[position + 1]])
+            self._link_children(item, [ids[c] for c in children.get(index, [])])
+            self._object(ids[index], item)
+        top = DictionaryObject({NameObject("/Type"): NameObject("/Outlines")})
+        self._link_children(top, [ids[c] for c in children.get(None, [])])
+        self._object(root, top)
+        return root
+
+    @staticmethod
+    def _link_children(item: DictionaryObject, kids: list[int]) -> None:
+        if kids:
+            item[NameObject("/First")] = _ref(kids[0])
+            item[NameObject("/Last")] = _ref(kids[-1])
+            item[NameObject("/Count")] = NumberObject(len(kids))
+
+    def close(self, info: dict[str, str]) -> int:
+        """The page tree, outline, document info, catalogue and cross-reference table; returns
+        the number of pages."""
+        kids = ArrayObject([_ref(n) for n in self.page_ids])
+        tree = {NameObject("/Type"): NameObject("/Pages"), NameObject("/Kids"): kids}
+        self._object(self.pages_id, DictionaryObject({**tree, NameObject("/Count"): NumberObject(len(kids))}))
+        outline = self._outline()
+        info_id = self._reserve()
+        self._object(info_id, DictionaryObject({NameObject(k): TextStringObject(v) for k, v in info.items()}))
+        catalogue = self._reserve()
+        self._object(
+            catalogue,
+            DictionaryObject(
+                {
+                    NameObject("/Type"): NameObject("/Catalog"),
+                    NameObject("/Pages"): _ref(self.pages_id),
+                    NameObject("/Outlines"): _ref(outline),
+                    NameObject("/PageMode"): NameObject("/UseOutlines"),
+                    NameObject("/Lang"): TextStringObject("en"),  # what screen readers read it as
+                }
+            ),
+        )
+        start = self.written
+        table = [b"xref\n", f"0 {len(self.offsets)}\n".encode(), b"0000000000 65535 f \n"]
+        table += [f"{offset:010d} 00000 n \n".encode() for offset in self.offsets[1:]]
+        self._write(b"".join(table))
+        trailer = f"trailer\n<< /Size {len(self.offsets)} /Root {catalogue} 0 R /Info {info_id} 0 R >>\n"
+        self._write(f"{trailer}startxref\n{start}\n%%EOF\n".encode())
+        return len(self.page_ids)
