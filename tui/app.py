@@ -213,20 +213,26 @@ class PerfdrillApp(App[None]):
         except PerfdrillError as exc:
             self.notify(exc.one_line(), title="Cannot continue", severity="error")
             return
-        self.state = SessionState.resume(stored, practice, self.store, self.clock)
-        if self.state.finished:
+        state = self.state = SessionState.resume(stored, practice, self.store, self.clock)
+        pending = state.first_try
+        if pending is not None:  # left on a wrong first try: the second try, not a new first one
+            self.generate(
+                lambda: practice.variant(pending.question, pending.seed),
+                lambda problem: self._show_second_try(problem, pending.answers, pending.hints),
+            )
+        elif state.finished:
             self.end_session(finished=True)
         else:
-            self.generate(self.state.next_problem)
+            self.generate(state.next_problem)
 
     @work(thread=True, exclusive=True, group="generate", exit_on_error=False)
-    def generate(self, make: Callable[[], Problem]) -> None:
+    def generate(self, make: Callable[[], Problem], show: Callable[[Problem], None] | None = None) -> None:
         try:
             problem = make()
         except PerfdrillError as exc:
             self.call_from_thread(self.notify, exc.one_line(), title="Cannot generate", severity="error")
             return
-        self.call_from_thread(self._show_question, problem)
+        self.call_from_thread(show or self._show_question, problem)
 
     def _show_question(self, problem: Problem) -> None:
         state = self.state
@@ -280,28 +286,29 @@ class PerfdrillApp(App[None]):
 
     @on(messages.TryAgain)
     def try_again(self, message: messages.TryAgain) -> None:
+        self._show_second_try(message.problem, message.answers, message.hints)
+
+    def _show_second_try(self, problem: Problem, answers: dict[str, str], hints: int) -> None:
         state = self.state
         assert state is not None and state.first_try is not None
         first = state.first_try
-        marks = {
-            name: (text, first.parts[name]["status"] == "correct") for name, text in message.answers.items()
-        }
+        marks = {name: (text, first.parts[name]["status"] == "correct") for name, text in answers.items()}
         self._show(
             QuestionScreen(
-                message.problem,
+                problem,
                 state.progress_label(),
-                state.reference(message.problem),
+                state.reference(problem),
                 self.clock(),
                 show_specs=self.show_specs,
                 first_try=marks,
-                hints_shown=message.hints,
+                hints_shown=hints,
             )
         )
 
     @on(messages.Revealed)
     def answer_shown(self) -> None:
         if self.state is not None:
-            self._saved(self.state.close_question)
+            self._saved(self.state.answers_shown)
 
     @on(messages.NextQuestion)
     def next_question(self) -> None:

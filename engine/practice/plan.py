@@ -121,6 +121,10 @@ class Practice:
                     raise  # a built-in template that fails on the full specs is a real bug
         raise UsageError("no question can be generated with only those chips and models")
 
+    def variant(self, question: str, seed: int) -> Problem:
+        """One variant again, on this session's chips and models (a second try owed on resume)."""
+        return generate(self.bank.get(question), seed, self.specs)
+
     def fresh_variant(self, problem: Problem, retry: int) -> Problem:
         """Problem's template again with another seed, for "retry with a fresh variant"."""
         return generate(problem.template, variant_seed(problem.seed, 1000 + retry), self.specs)

@@ -294,6 +294,16 @@ class ProgressStore:
         )
         return self.session(rows[0][0]) if rows else None
 
+    def reviewed_since_last_try(self, session: int, template: str) -> bool:
+        """Whether `template` was reviewed in `session` after its latest try there (a quit on a
+        wrong first try reviews it; a kill does not)."""
+        rows = self._rows(
+            "SELECT 1 FROM reviews WHERE session = ? AND template = ? AND reviewed >="
+            " (SELECT MAX(answered) FROM attempts WHERE session = ? AND question = ?)",
+            (session, template, session, template),
+        )
+        return bool(rows)
+
     def _attempts(self, session: int) -> tuple[Attempt, ...]:
         rows = self._rows(
             f"SELECT {_ATTEMPT_COLUMNS} FROM attempts WHERE session = ? ORDER BY id",

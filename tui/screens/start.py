@@ -15,7 +15,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from perfdrill.engine import PerfdrillError
-from perfdrill.engine.practice import FamilyStats, Plan, ReviewQueue, StoredSession
+from perfdrill.engine.practice import FamilyStats, Plan, ReviewQueue, StoredSession, resume_point
 from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
 from perfdrill.tui.messages import ResumeSession, ShowProgress, StartReview, StartSession
 from perfdrill.tui.widgets import TickBox, TickList, TitleBar
@@ -37,6 +37,19 @@ def history_line(stats: list[FamilyStats]) -> Text:
     if len(stats) > 1 and weakest.mean_score < 1:
         line += f" · weakest: {FAMILIES.get(weakest.family, weakest.family)} ({weakest.mean_score:.0%})"
     return Text(line, style="dim")
+
+
+def resume_line(unfinished: StoredSession) -> Text:
+    """What Continue will open: the next question, or the second try still owed."""
+    position, pending = resume_point(unfinished)
+    total = unfinished.plan.total
+    kind = "review" if unfinished.plan.review else "question"
+    where = f"{kind} {position + 1}/{total}" if total is not None else f"{kind} {position + 1}"
+    if pending is not None:
+        return Text(f"Continue (Ctrl+R): {where}, the second try at {pending.reference}")
+    if total is not None and position >= total:
+        return Text("Continue (Ctrl+R): every question is answered; the session's summary")
+    return Text(f"Continue (Ctrl+R): {where}, not yet shown")
 
 
 # chip ids, model ids, today's queue, and the families (id -> title) the bank declares
@@ -143,9 +156,10 @@ class StartScreen(Screen[None]):
         button = self.query_one("#resume-button", Button)
         button.display = unfinished is not None
         if unfinished is not None:
-            done = len({a.position for a in unfinished.attempts})
-            button.label = f"Continue {done}/{unfinished.plan.total or '∞'}"
+            button.label = f"Continue {resume_point(unfinished)[0]}/{unfinished.plan.total or '∞'}"
             button.refresh(layout=True)  # a new label does not resize a button by itself
+            history = Text.assemble(resume_line(unfinished), "\n", history)
+            self.history = history
         self.query_one("#history", Static).update(history)
 
     def show_queue(self, queue: ReviewQueue | None) -> None:
