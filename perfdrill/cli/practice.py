@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sys
 import time
 from dataclasses import asdict
@@ -35,7 +36,7 @@ WEEKS = 4
 
 def register(commands: Any) -> None:
     practice = commands.add_parser("practice", help="practise in the terminal (what bare `perfdrill` does)")
-    add_set_options(practice, "questions in the session")
+    add_set_options(practice, "questions in the session", fresh_seed=True)
     practice.set_defaults(count=None)  # 10, or with --question one round of the named questions
     practice.add_argument("--endless", action="store_true", help="keep asking until you stop")
     add_restriction_options(practice)
@@ -84,6 +85,9 @@ def run_practice(args: argparse.Namespace) -> int:
         raise UsageError("--count must be between 1 and 1000")
     if args.endless and args.question:
         raise UsageError("--question asks a fixed number of variants: give --count, not --endless")
+    if args.seed is None:  # a new set each time; printed, so the same set can be asked for again
+        args.seed = secrets.randbelow(1_000_000)
+        print(f"perfdrill: seed {args.seed} (--seed {args.seed} asks the same questions again)")
     plan = Plan(
         families=tuple(args.family),
         difficulty=args.difficulty,
@@ -97,7 +101,8 @@ def run_practice(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    # setting -> (option, value given, smallest allowed); settings given are saved, not practised
+    # setting -> (option, value given, smallest allowed); settings given are saved, then today's
+    # queue starts under them (in a terminal)
     settings = {
         "new_per_day": ("--new-per-day", args.new_per_day, 0),
         "mastery_after": ("--mastery", args.mastery, 1),
@@ -112,7 +117,8 @@ def run_review(args: argparse.Namespace) -> int:
             store.set_setting(key, value)
         store.close()
         print("saved: " + ", ".join(f"{option} {value}" for option, value in given.values()))
-        return 0
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return 0  # a script setting them: saved is all it asked for
     _needs_terminal()
     return _run_app(ProgressStore(), args, review=True)
 
