@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -116,6 +117,19 @@ def show_number(value: float, unit: str, *, exact: bool = False, digits: int = 3
     """An answer given in its part's unit, written with the prefix that suits it (0.0056 GB reads
     5.6 MB), to grade correct when typed back. An exact count shows every digit ("1,196,412 tokens")."""
     return format_in_unit(value, unit, digits=digits, exact=exact)
+
+
+def within(value: float, target: float, tolerance: tuple[str, float]) -> bool:
+    """Whether `value` grades as `target` under a part's tolerance."""
+    kind, amount = tolerance
+    if kind == "absolute":  # with the same floating-point slack as the others: 1.1k is 1,100
+        return abs(value - target) <= amount + 1e-9 * abs(target)
+    if kind == "sig_figs":
+        if target == 0:
+            return value == 0
+        half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(target))) - int(amount) + 1)
+        return abs(value - target) <= half_unit * (1 + 1e-9)
+    return abs(value - target) <= amount * abs(target) * (1 + 1e-9)
 
 
 def variant_seed(set_seed: int, index: int) -> int:
@@ -247,9 +261,14 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
             factor = answer_factor(template, part)
             value = float(variant.evaluate(part.answer)) * factor
             slipped = ((m, mistake_value(variant, part.answer, CATALOGUE[m])) for m in part.mistakes)
-            mistakes = tuple((m, slip * factor) for m, slip in slipped if slip is not None)
             exact = exact_count(template, part, variant, factor)
             tolerance = EXACT if exact else part.tolerance
+            # A slip that lands within the tolerance of the answer cannot be told from it here.
+            mistakes = tuple(
+                (m, slip * factor)
+                for m, slip in slipped
+                if slip is not None and not within(slip * factor, value, tolerance)
+            )
             unit = unit_shown(part.unit) or part.unit  # µs, never us
             whole = len(part.answer.names) == 1 and isinstance(part.answer.tree, ast.Name | ast.Attribute)
             whole = whole and factor == 1 and is_whole(template.workload, next(iter(part.answer.names))[1])
