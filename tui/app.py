@@ -52,7 +52,7 @@ class PerfdrillApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("question_mark", "help", "Help", key_display="?", priority=True),
-        Binding("f1", "help", "Help", show=False, priority=True),  # "?" types into answer fields
+        Binding("f1", "help", "Help", show=False, priority=True),
     ]
 
     def __init__(

@@ -26,6 +26,7 @@ from perfdrill.engine.problems import (
     parse_choices,
     parse_numeric,
     show_number,
+    typed_figures,
 )
 from perfdrill.tui.chart import roofline_text
 
@@ -43,7 +44,7 @@ class TitleBar(Static):
 def read_answer(part: ProblemPart, text: str) -> str:
     """How the answer will be read, e.g. "1.62 ms" or "b. memory"; AnswerFormatError if it cannot be."""
     if part.kind == "numeric":
-        return show_number(parse_numeric(part, text), part.unit)
+        return show_number(parse_numeric(part, text), part.unit, digits=typed_figures(text))
     picked = parse_choices(part, text)
     return lettered(part, picked, empty="none of them")
 
@@ -85,7 +86,9 @@ class PartInput(Vertical):
         for i, choice in enumerate(part.choices):
             prompt.append(f"\n    {letter(i)}. {choice}")
         yield Static(prompt, classes="part-prompt")
-        yield Input(self.answer, placeholder=expected_form(part), id=f"answer-{part.name}", classes="answer")
+        yield AnswerField(
+            self.answer, placeholder=expected_form(part), id=f"answer-{part.name}", classes="answer"
+        )
         yield Static("", classes="reading")
 
     def on_mount(self) -> None:
@@ -113,6 +116,20 @@ class PartInput(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.post_message(self.Checked(self.part.name, self.check() is None))
+        if event.input.has_focus:  # typing into a field scrolled away (PageDown) brings it back
+            self.call_after_refresh(self.show_field)
+
+    def show_field(self) -> None:
+        """Scroll the field and the reading under it into view, the field first if both do not fit."""
+        self.query_one(".reading", Static).scroll_visible(animate=False, immediate=True)
+        self.query_one(Input).scroll_visible(animate=False, immediate=True)
+
+
+class AnswerField(Input):
+    """An answer field: `?` is never part of an answer, so it opens the help here too."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character != "?" and super().check_consume_key(key, character)
 
 
 class SpecPanel(VerticalScroll):

@@ -5,7 +5,14 @@ into a `Problem`, `parse_numeric`/`parse_choices` read what a person typed, `gra
 `check_paths` runs the same cycle over many seeds to test the templates themselves.
 """
 
-from perfdrill.engine.problems.answers import expected_form, letter, lettered, parse_choices, parse_numeric
+from perfdrill.engine.problems.answers import (
+    expected_form,
+    letter,
+    lettered,
+    parse_choices,
+    parse_numeric,
+    typed_figures,
+)
 from perfdrill.engine.problems.bank import Bank, builtin_root, load_bank, load_folders, template_folders
 from perfdrill.engine.problems.check import Finding, check_paths
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate, show_number, variant_seed
@@ -46,6 +53,7 @@ __all__ = [
     "question_schema",
     "scaffold",
     "show_number",
+    "typed_figures",
     "template_folders",
     "variant_seed",
 ]

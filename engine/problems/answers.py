@@ -41,6 +41,19 @@ def expected_form(part: ProblemPart) -> str:
     return f"a letter {letters} or its value" if valued else f"a letter {letters}, its number, or its text"
 
 
+_FIGURES = re.compile(r"\s*[+\-−]?([\d,_\u2009\u202f]*)(?:\.(\d*))?")
+MAX_ECHOED_FIGURES = 12
+
+
+def typed_figures(text: str) -> int:
+    """The significant figures of the number typed, so an answer is echoed as typed ("4.125"
+    reads 4.125, not 4.12); at least 3, at most MAX_ECHOED_FIGURES."""
+    match = _FIGURES.match(text)
+    whole, fraction = (match[1] or "", match[2] or "") if match else ("", "")
+    digits = (re.sub(r"\D", "", whole) + fraction).lstrip("0")
+    return min(max(3, len(digits)), MAX_ECHOED_FIGURES)
+
+
 def _unit_kind(unit: str) -> str:
     try:
         return base_unit_key(parse_unit(unit)) or unit

@@ -58,7 +58,7 @@ class QuestionScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         template = self.problem.template
         yield TitleBar()
-        with Horizontal():
+        with Horizontal(id="question-body"):
             with VerticalScroll(id="question"):
                 yield Static(
                     Text.assemble(
@@ -96,6 +96,8 @@ class QuestionScreen(Screen[None]):
             self._show_next_hint()
         fields = [w for w in self.query(PartInput) if w.was_right is not True] or list(self.query(PartInput))
         fields[0].query_one(Input).focus(scroll_visible=False)
+        if self.first_try:  # the prompt was read at the first try: the field to fix comes into view
+            self.call_after_refresh(fields[0].show_field)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         inputs = list(self.query(Input))
@@ -120,7 +122,7 @@ class QuestionScreen(Screen[None]):
             self.query_one("#not-submitted", Static).update(
                 Text.assemble(
                     ("Not submitted: ", "bold yellow"),
-                    f"({letter(widget.index)}) {trouble}. Nothing was graded, so no try was used.",
+                    f"({letter(widget.index)}) {trouble}. No try used.",
                 )
             )
             return

@@ -18,6 +18,7 @@ from perfdrill.engine import PerfdrillError
 from perfdrill.engine.practice import FamilyStats, Plan, ReviewQueue, StoredSession, resume_point
 from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
 from perfdrill.tui.messages import ResumeSession, ShowProgress, StartReview, StartSession
+from perfdrill.tui.screens.confirm import ConfirmScreen
 from perfdrill.tui.widgets import TickBox, TickList, TitleBar
 
 _ANY = "any"
@@ -62,7 +63,7 @@ class StartScreen(Screen[None]):
         Binding("ctrl+r", "resume", "Continue", priority=True),
         Binding("ctrl+e", "review", "Review", priority=True),
         Binding("ctrl+p", "progress", "Progress", priority=True),
-        Binding("escape", "app.quit", "Quit", show=False),
+        Binding("escape", "ask_quit", "Quit", show=False),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
 
@@ -241,6 +242,17 @@ class StartScreen(Screen[None]):
             self.notify("Nothing is due today, and today's new templates are done.")
         else:
             self.post_message(StartReview())
+
+    def action_ask_quit(self) -> None:
+        """Esc asks before leaving the app: one stray Esc too many must not end it."""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.exit()
+
+        self.app.push_screen(
+            ConfirmScreen("Quit perfdrill?", "Every answer is saved.", yes="Quit", no="Stay"), answered
+        )
 
     def action_progress(self) -> None:
         if self.ready:
