@@ -22,6 +22,7 @@ from textual.screen import Screen
 
 from perfdrill.engine import PerfdrillError
 from perfdrill.engine.model import SpecBook, load_specs, registry
+from perfdrill.engine.practice.interview import interview_plan, scorecard, target_seconds
 from perfdrill.engine.practice import (
     Outcome,
     Plan,
@@ -39,7 +40,8 @@ from perfdrill.tui import messages
 from perfdrill.tui.screens.feedback import FeedbackScreen
 from perfdrill.tui.screens.help import HelpScreen
 from perfdrill.tui.screens.progress import ProgressScreen
-from perfdrill.tui.screens.question import QuestionScreen
+from perfdrill.tui.screens.question import QuestionScreen, Timing
+from perfdrill.tui.screens.scorecard import ScorecardScreen
 from perfdrill.tui.screens.start import StartScreen, history_line
 from perfdrill.tui.screens.summary import SummaryScreen
 
@@ -63,6 +65,8 @@ class PerfdrillApp(App[None]):
         start: bool = False,
         resume: bool = False,
         review: bool = False,
+        interview: bool = False,
+        interview_seed: int | None = None,
         questions: Iterable[Path] = (),
         spec_dirs: Iterable[Path] = (),
         clock: Callable[[], float] = time.monotonic,
@@ -73,6 +77,8 @@ class PerfdrillApp(App[None]):
         self.start_at_once = start
         self.resume_at_once = resume
         self.review_at_once = review
+        self.interview_at_once = interview
+        self.interview_seed = interview_seed
         self.question_dirs = tuple(questions)
         self.spec_dirs = tuple(spec_dirs)
         self.clock = clock
@@ -83,7 +89,7 @@ class PerfdrillApp(App[None]):
         self.show_specs = False
 
     def on_mount(self) -> None:
-        if not (self.start_at_once or self.resume_at_once or self.review_at_once):
+        if not (self.start_at_once or self.resume_at_once or self.review_at_once or self.interview_at_once):
             self.push_screen(self._start_screen())  # else it is made on the way back from the summary
         self.load_bank()
 
@@ -163,6 +169,8 @@ class PerfdrillApp(App[None]):
             self.post_message(messages.ResumeSession())
         elif self.review_at_once:
             self.post_message(messages.StartReview())
+        elif self.interview_at_once:
+            self.post_message(messages.StartInterview(self.interview_seed))
         elif self.start_at_once:
             self.post_message(messages.StartSession(self.defaults))
         elif self.resume_at_once:
@@ -201,6 +209,21 @@ class PerfdrillApp(App[None]):
             later = f" The next falls due on {datetime.fromtimestamp(queue.next_due):%a %d %b}."
         self.notify("Nothing is due today, and today's new templates are done." + later, title="Review")
 
+    @on(messages.StartInterview)
+    def start_interview(self, message: messages.StartInterview) -> None:
+        self.build_interview(secrets.randbelow(1_000_000) if message.seed is None else message.seed)
+
+    @work(thread=True, exclusive=True, group="generate", exit_on_error=False)
+    def build_interview(self, seed: int) -> None:
+        """Build the interview off the UI thread (it tries its chain's questions), then start it."""
+        assert self.bank is not None and self.specs is not None
+        try:
+            plan = interview_plan(self.bank, self.specs, seed)
+        except PerfdrillError as exc:
+            self.call_from_thread(self.notify, exc.one_line(), title="Cannot start", severity="error")
+            return
+        self.call_from_thread(self.post_message, messages.StartSession(plan))
+
     @on(messages.ResumeSession)
     def resume_session(self) -> None:
         stored = self._history()[0]
@@ -237,6 +260,11 @@ class PerfdrillApp(App[None]):
     def _show_question(self, problem: Problem) -> None:
         state = self.state
         assert state is not None
+        timing = None
+        plan = state.practice.plan
+        if plan.interview:
+            target = target_seconds(problem.template.difficulty, plan.follow_ups[state.position])
+            timing = Timing(target, sum(a.seconds for a in state.attempts), self.clock)
         self._show(
             QuestionScreen(
                 problem,
@@ -244,6 +272,7 @@ class PerfdrillApp(App[None]):
                 state.reference(problem),
                 self.clock(),
                 show_specs=self.show_specs,
+                timing=timing,
             )
         )
         self.call_after_refresh(self.load_units)
@@ -265,14 +294,19 @@ class PerfdrillApp(App[None]):
         state = self.state
         assert state is not None
         first = state.first_try
-        outcome = state.grade(message.problem, message.answers, message.hints, message.started)
+        outcome = state.grade(message.problem, message.answers, message.hints, message.started, message.note)
         scored = (
             first.score if first is not None and outcome.attempt.try_number > 1 else outcome.attempt.score
         )
         state.accept(outcome)
         self._show(
             FeedbackScreen(
-                message.problem, outcome, state.progress_label(), scored=scored, hints=message.hints
+                message.problem,
+                outcome,
+                state.progress_label(),
+                scored=scored,
+                hints=message.hints,
+                interview=state.practice.plan.interview,
             )
         )
         self._unsaved = (state, outcome)  # saved once the feedback is painted, or on quit, if sooner
@@ -339,7 +373,11 @@ class PerfdrillApp(App[None]):
         self._saved(state.close_question)
         if finished:
             self._saved(state.finish)
-        self._show(SummaryScreen(state.summary(finished=finished), state.practice.plan.seed + 1))
+        plan = state.practice.plan
+        if plan.interview:
+            self._show(ScorecardScreen(scorecard(plan, state.attempts)))
+        else:
+            self._show(SummaryScreen(state.summary(finished=finished), plan.seed + 1))
         self.state = None
 
     @on(messages.SpecsToggled)

@@ -29,6 +29,9 @@ class Plan:
     seed: int = 0
     items: tuple[tuple[str, int], ...] = ()  # an explicit (question id, seed) list, e.g. "retry these"
     review: bool = False  # today's spaced-repetition queue
+    # An interview (interview.py): per item, 0 for the question itself or k for its k-th follow-up.
+    follow_ups: tuple[int, ...] = ()
+    interview: bool = False
 
     @property
     def total(self) -> int | None:
@@ -52,6 +55,8 @@ class Plan:
             seed=int(data.get("seed", 0)),
             items=tuple((str(q), int(s)) for q, s in data.get("items", ())),
             review=bool(data.get("review", False)),
+            follow_ups=tuple(int(k) for k in data.get("follow_ups", ())),
+            interview=bool(data.get("interview", False)),
         )
 
 
@@ -79,7 +84,7 @@ def pick_set(templates: Sequence[Template], count: int, seed: int) -> list[tuple
     return [set_item(templates, seed, index) for index in range(count)]
 
 
-def _drawable(template: Template, specs: SpecBook) -> bool:
+def drawable(template: Template, specs: SpecBook) -> bool:
     """Whether every chip and model parameter still has a value once the specs are cut down."""
     return all(
         candidates(parameter, specs, template)
@@ -100,7 +105,7 @@ class Practice:
         if plan.items:
             self.pool = [bank.get(question) for question, _ in plan.items]
         else:
-            self.pool = [t for t in bank.select(plan.families, plan.difficulty) if _drawable(t, self.specs)]
+            self.pool = [t for t in bank.select(plan.families, plan.difficulty) if drawable(t, self.specs)]
             if not self.pool:
                 raise UsageError("no question can use only those chips and models")
 
@@ -109,7 +114,9 @@ class Practice:
         passed over for the next one in the round, so the choice stays deterministic."""
         if self.plan.items:
             question, seed = self.plan.items[index]
-            return generate(self.bank.get(question), seed, self.specs)
+            template = self.bank.get(question)
+            follow_up = self.plan.follow_ups[index] if self.plan.follow_ups else 0
+            return generate(template, seed, self.specs, template.follow_ups[follow_up - 1] if follow_up else None)
         template, seed = set_item(self.pool, self.plan.seed, index)
         start = self.pool.index(template)
         for offset in range(len(self.pool)):

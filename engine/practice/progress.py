@@ -286,6 +286,10 @@ class ProgressStore:
         with self._reading():
             return StoredSession(number, Plan.from_json(json.loads(plan)), position, self._attempts(number))
 
+    def sessions(self) -> list[StoredSession]:
+        """Every session with its attempts, oldest first (`stats` lists the interviews)."""
+        return [self.session(row[0]) for row in self._rows("SELECT id FROM sessions ORDER BY id")]
+
     def unfinished(self) -> StoredSession | None:
         """The latest session that was left before its end after at least one answer, if any."""
         rows = self._rows(

@@ -19,6 +19,7 @@ from perfdrill.engine.problems.generation import Problem
 from perfdrill.engine.problems.grading import Grade, grade
 
 MAX_TRIES = 2
+NOTE_KEY = "#note"  # a reasoning note among an attempt's answers: never a part name
 
 
 def _try(attempt: Attempt) -> Try:
@@ -101,10 +102,15 @@ class SessionState:
         self.retries += 1
         return self.practice.fresh_variant(problem, self.retries)
 
-    def grade(self, problem: Problem, answers: Mapping[str, str], hints: int, started: float) -> Outcome:
+    def grade(
+        self, problem: Problem, answers: Mapping[str, str], hints: int, started: float, note: str = ""
+    ) -> Outcome:
         """Grade one try; the caller has already checked every answer parses. A wrong first try
-        leaves the question open for a second try at the same numbers."""
+        leaves the question open for a second try at the same numbers, except in an interview,
+        where each question is asked once. A reasoning `note` is saved with the answers."""
         result = grade(problem, answers)
+        if note.strip():
+            answers = {**answers, NOTE_KEY: note.strip()}
         seconds = max(0.0, self.clock() - started)
         first = self.first_try
         if first is not None and (first.question, first.seed) != (problem.id, problem.seed):
@@ -119,7 +125,7 @@ class SessionState:
             plan=self.practice.plan,
             try_number=2 if first is not None else 1,
         )
-        if first is None and result.score < 1:
+        if first is None and result.score < 1 and not self.practice.plan.interview:
             return Outcome(result, attempt, None)
         rating = rating_for(_try(first), _try(attempt)) if first is not None else rating_for(_try(attempt))
         return Outcome(result, attempt, rating)

@@ -29,6 +29,7 @@ from perfdrill.engine.practice import (
     question_items,
     review_queue,
 )
+from perfdrill.engine.practice.interview import scorecard
 from perfdrill.engine.problems import DIFFICULTIES, FAMILIES, load_bank
 
 WEEKS = 4
@@ -57,6 +58,14 @@ def register(commands: Any) -> None:
     add_questions_option(review)
     add_specs_option(review)
     review.set_defaults(handler=run_review)
+
+    interview = commands.add_parser(
+        "interview", help="a timed mock interview: one scenario, 5-8 chained questions, a scorecard"
+    )
+    interview.add_argument("--seed", type=int, help="the interview's seed (default: a fresh one, printed)")
+    add_questions_option(interview)
+    add_specs_option(interview)
+    interview.set_defaults(handler=run_interview)
 
     stats = commands.add_parser("stats", help="mastery, what is due, streaks and accuracy by family")
     stats.add_argument("--json", action="store_true", help="machine-readable output")
@@ -123,16 +132,31 @@ def run_review(args: argparse.Namespace) -> int:
     return _run_app(ProgressStore(), args, review=True)
 
 
+def run_interview(args: argparse.Namespace) -> int:
+    _needs_terminal()
+    if args.seed is None:
+        args.seed = secrets.randbelow(1_000_000)
+        print(f"perfdrill: interview seed {args.seed} (--seed {args.seed} asks the same interview again)")
+    return _run_app(ProgressStore(), args, interview=True, interview_seed=args.seed)
+
+
 def _when(timestamp: float | None) -> str | None:
     return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds") if timestamp else None
 
 
-def stats_json(report: ProgressReport, families: list[FamilyStats], due: list[str], new: list[str]) -> str:
+def stats_json(
+    report: ProgressReport,
+    families: list[FamilyStats],
+    due: list[str],
+    new: list[str],
+    interviews: list[dict[str, Any]],
+) -> str:
     data = asdict(report)
     for template in data["templates"]:
         template["due"] = _when(template["due"])
     data["families"] = [asdict(row) for row in families]
     data["queue"] = {"due": due, "new": new}
+    data["interviews"] = interviews
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
@@ -183,6 +207,11 @@ def run_stats(args: argparse.Namespace) -> int:
     try:
         history, cards, families = store.history(), store.cards(), store.family_stats()
         mastery_after, new_per_day = store.setting("mastery_after"), store.setting("new_per_day")
+        interviews = [
+            {"session": s.id, **scorecard(s.plan, s.attempts).as_json()}
+            for s in store.sessions()
+            if s.plan.interview and s.attempts
+        ]
     finally:
         store.close()
     templates = list(load_bank(args.questions).templates.values())
@@ -190,7 +219,7 @@ def run_stats(args: argparse.Namespace) -> int:
     report = progress_report(history, cards, templates, now=now, mastery_after=mastery_after)
     queue = review_queue(cards, templates, now=now, new_per_day=new_per_day)
     if args.json:
-        print(stats_json(report, families, list(queue.due), list(queue.new)))
+        print(stats_json(report, families, list(queue.due), list(queue.new), interviews))
         return 0
     if not history:
         print(f"No practice history yet ({store.path}). Run `perfdrill` to start.")

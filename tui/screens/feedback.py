@@ -81,10 +81,19 @@ class FeedbackScreen(Screen[None]):
     AUTO_FOCUS = "#feedback"
 
     def __init__(
-        self, problem: Problem, outcome: Outcome, progress: str, *, scored: float, hints: int
+        self,
+        problem: Problem,
+        outcome: Outcome,
+        progress: str,
+        *,
+        scored: float,
+        hints: int,
+        interview: bool = False,
     ) -> None:
-        """`scored` is the first try's score, the one that counts, even on a second try."""
+        """`scored` is the first try's score, the one that counts, even on a second try. An
+        `interview` question is asked once and never swapped for a fresh variant."""
         super().__init__(classes="session")
+        self.interview = interview
         self.problem = problem
         self.outcome = outcome
         self.grade = outcome.grade
@@ -97,7 +106,9 @@ class FeedbackScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("try_again", "show_answer"):
             return not self.revealed
-        if action in ("retry", "explanation"):
+        if action == "retry":
+            return self.revealed and not self.interview
+        if action == "explanation":
             return self.revealed
         return True
 

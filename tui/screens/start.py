@@ -17,7 +17,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from perfdrill.engine import PerfdrillError
 from perfdrill.engine.practice import FamilyStats, Plan, ReviewQueue, StoredSession, resume_point
 from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
-from perfdrill.tui.messages import ResumeSession, ShowProgress, StartReview, StartSession
+from perfdrill.tui.messages import ResumeSession, ShowProgress, StartInterview, StartReview, StartSession
 from perfdrill.tui.screens.confirm import ConfirmScreen
 from perfdrill.tui.widgets import TickBox, TickList, TitleBar
 
@@ -63,6 +63,7 @@ class StartScreen(Screen[None]):
         Binding("ctrl+r", "resume", "Continue", priority=True),
         Binding("ctrl+e", "review", "Review", priority=True),
         Binding("ctrl+p", "progress", "Progress", priority=True),
+        Binding("ctrl+o", "interview", "Interview", priority=True),
         Binding("escape", "ask_quit", "Quit", show=False),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
@@ -135,6 +136,7 @@ class StartScreen(Screen[None]):
             yield Button("Continue", id="resume-button")
             yield Button("Review", id="review-button", disabled=True)
             yield Button("Progress", id="progress-button")
+            yield Button("Interview", id="interview-button")
         yield Static(id="history")
         yield Footer()
 
@@ -243,6 +245,12 @@ class StartScreen(Screen[None]):
         else:
             self.post_message(StartReview())
 
+    def action_interview(self) -> None:
+        if self.ready:
+            self.post_message(StartInterview())
+        else:
+            self.notify("Still loading the question bank…")
+
     def action_ask_quit(self) -> None:
         """Esc asks before leaving the app: one stray Esc too many must not end it."""
 
@@ -269,5 +277,6 @@ class StartScreen(Screen[None]):
             "resume-button": self.action_resume,
             "review-button": self.action_review,
             "progress-button": self.action_progress,
+            "interview-button": self.action_interview,
         }
         actions[event.button.id or ""]()
