@@ -50,7 +50,9 @@ def test_a_follow_up_changes_exactly_its_parameter_and_asks_its_parts() -> None:
     doubled = generate(template, 5, specs, template.follow_ups[0])  # "The batch doubles."
     params, changed = base.variant.params, doubled.variant.params
     assert changed["batch"] == 2 * params["batch"]
-    assert {k: v for k, v in changed.items() if k != "batch"} == {k: v for k, v in params.items() if k != "batch"}
+    assert {k: v for k, v in changed.items() if k != "batch"} == {
+        k: v for k, v in params.items() if k != "batch"
+    }
     assert [p.name for p in doubled.parts] == ["capacity", "limit"]
     assert doubled.prompt.startswith("**The batch doubles.")
     # Twice the sequences share the same free memory: the tokens each can keep halve (±1 for the floor).
@@ -93,8 +95,16 @@ def test_follow_ups_are_template_data(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("follow_up", "field", "said"),
     [
-        ("  - {say: Hm., set: {chip: a100}}", "follow_ups[0].set.chip", "must name a choice or range parameter"),
-        ("  - {say: Hm., times: {nope: 2}}", "follow_ups[0].times.nope", "must name a choice or range parameter"),
+        (
+            "  - {say: Hm., set: {chip: a100}}",
+            "follow_ups[0].set.chip",
+            "must name a choice or range parameter",
+        ),
+        (
+            "  - {say: Hm., times: {nope: 2}}",
+            "follow_ups[0].times.nope",
+            "must name a choice or range parameter",
+        ),
         ("  - {say: Hm., times: {n: 2}, ask: [gone]}", "follow_ups[0].ask[0]", "no part 'gone'"),
         ("  - {say: Hm.}", "follow_ups[0]", "give set or times"),
     ],
@@ -108,14 +118,22 @@ def test_a_bad_follow_up_is_one_located_error(tmp_path: Path, follow_up: str, fi
     assert error.value.line == 15  # the follow-up's own line in question.yaml
 
 
-def _attempt(position: int, question: str, difficulty: str, statuses: list[str], seconds: float, **extra: object) -> Attempt:
+def _attempt(
+    position: int, question: str, difficulty: str, statuses: list[str], seconds: float, **extra: object
+) -> Attempt:
     parts = {
-        f"p{i}": {"status": s, "score": float(s == "correct"), "mistake": extra.get("mistake") if s != "correct" else None}
+        f"p{i}": {
+            "status": s,
+            "score": float(s == "correct"),
+            "mistake": extra.get("mistake") if s != "correct" else None,
+        }
         for i, s in enumerate(statuses)
     }
     answers = {"p0": "1", **({"#note": extra["note"]} if "note" in extra else {})}
     score = sum(s == "correct" for s in statuses) / len(statuses)
-    return Attempt(position, question, "Max batch", "kv_cache", difficulty, 1, answers, parts, score, 0, seconds)
+    return Attempt(
+        position, question, "Max batch", "kv_cache", difficulty, 1, answers, parts, score, 0, seconds
+    )
 
 
 def test_the_scorecard_as_an_interviewer_writes_it() -> None:
@@ -125,7 +143,9 @@ def test_the_scorecard_as_an_interviewer_writes_it() -> None:
         # A hard question (target 7:00) in 6:00, all three parts right.
         _attempt(0, "kv_cache/max-batch", "hard", ["correct"] * 3, 360.0, note="cache = free ÷ tokens"),
         # Its follow-up (target 2:30) in 4:00, over 1.5 times the target, one of two right.
-        _attempt(1, "kv_cache/max-batch", "hard", ["correct", "incorrect"], 240.0, mistake="query-heads-for-kv"),
+        _attempt(
+            1, "kv_cache/max-batch", "hard", ["correct", "incorrect"], 240.0, mistake="query-heads-for-kv"
+        ),
     ]
     card = scorecard(plan, attempts)
     assert (card.right, card.parts, card.seconds, card.target) == (4, 5, 600.0, 570.0)
@@ -186,7 +206,7 @@ async def test_an_interview_runs_end_to_end_with_notes_and_a_scorecard(tmp_path:
         await wait_for(pilot, ScorecardScreen)
         text = screen_text(pilot)
         assert "Would pass this round: accurate and on time." in text
-        assert "note 1" in text and f"perfdrill interview --seed 2" in text
+        assert "note 1" in text and "perfdrill interview --seed 2" in text
     session = app.store.session(1)
     assert [a.answers["#note"] for a in session.attempts] == [f"note {i + 1}" for i in range(len(plan.items))]
     assert all(a.try_number == 1 for a in session.attempts)
@@ -205,6 +225,10 @@ def test_stats_json_lists_interviews(run_cli) -> None:  # type: ignore[no-untype
     code, out, _ = run_cli("stats", "--json")
     assert code == 0
     (interview,) = [i for i in json.loads(out)["interviews"] if i["session"] == session]
-    assert interview["seed"] == 4 and interview["chip"] == plan.chips[0] and interview["planned"] == len(plan.items)
+    assert (
+        interview["seed"] == 4
+        and interview["chip"] == plan.chips[0]
+        and interview["planned"] == len(plan.items)
+    )
     assert interview["parts_right"] == 1 and interview["questions"][0]["note"] == "hm"
     assert interview["verdict"] == "Stopped early: the round is not complete."

@@ -59,7 +59,9 @@ def test_bits_parts_of_the_quantization_templates_take_bits(template: str) -> No
 
 
 def test_bound_spelled_out_names_the_choice() -> None:
-    part = ProblemPart("b", "choice", "?", "", ("memory", "compute"), None, ("memory",), ("relative", 0.05), ())
+    part = ProblemPart(
+        "b", "choice", "?", "", ("memory", "compute"), None, ("memory",), ("relative", 0.05), ()
+    )
     assert parse_choices(part, "memory-bound") == ("memory",)
     assert parse_choices(part, "compute bound") == ("compute",)
     assert parse_choices(part, "Memory-Bound") == ("memory",)

@@ -39,7 +39,9 @@ def test_practice_with_a_seed_keeps_it_and_prints_nothing(opened: dict[str, Any]
 
 
 def test_review_settings_are_saved_and_the_queue_starts(
-    opened: dict[str, Any], run_cli, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+    opened: dict[str, Any],
+    run_cli,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
     monkeypatch.setattr("sys.stdin.isatty", lambda: True)
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -22,7 +23,6 @@ from textual.screen import Screen
 
 from perfdrill.engine import PerfdrillError
 from perfdrill.engine.model import SpecBook, load_specs, registry
-from perfdrill.engine.practice.interview import interview_plan, scorecard, target_seconds
 from perfdrill.engine.practice import (
     Outcome,
     Plan,
@@ -35,6 +35,7 @@ from perfdrill.engine.practice import (
     progress_report,
     review_queue,
 )
+from perfdrill.engine.practice.interview import interview_plan, scorecard, target_seconds
 from perfdrill.engine.problems import Bank, Problem, load_bank
 from perfdrill.tui import messages
 from perfdrill.tui.screens.feedback import FeedbackScreen
@@ -257,24 +258,24 @@ class PerfdrillApp(App[None]):
             return
         self.call_from_thread(show or self._show_question, problem)
 
+    def _ask(self, problem: Problem, **options: Any) -> None:
+        state = self.state
+        assert state is not None
+        reference = state.reference(problem)
+        screen = QuestionScreen(
+            problem, state.progress_label(), reference, self.clock(), show_specs=self.show_specs, **options
+        )
+        self._show(screen)
+
     def _show_question(self, problem: Problem) -> None:
         state = self.state
         assert state is not None
-        timing = None
         plan = state.practice.plan
-        if plan.interview:
+        if plan.interview:  # the clock: this question's target, and the interview so far
             target = target_seconds(problem.template.difficulty, plan.follow_ups[state.position])
-            timing = Timing(target, sum(a.seconds for a in state.attempts), self.clock)
-        self._show(
-            QuestionScreen(
-                problem,
-                state.progress_label(),
-                state.reference(problem),
-                self.clock(),
-                show_specs=self.show_specs,
-                timing=timing,
-            )
-        )
+            self._ask(problem, timing=Timing(target, sum(a.seconds for a in state.attempts), self.clock))
+        else:
+            self._ask(problem)
         self.call_after_refresh(self.load_units)
 
     @work(thread=True, exclusive=True, group="units")
@@ -327,17 +328,7 @@ class PerfdrillApp(App[None]):
         assert state is not None and state.first_try is not None
         first = state.first_try
         marks = {name: (text, first.parts[name]["status"] == "correct") for name, text in answers.items()}
-        self._show(
-            QuestionScreen(
-                problem,
-                state.progress_label(),
-                state.reference(problem),
-                self.clock(),
-                show_specs=self.show_specs,
-                first_try=marks,
-                hints_shown=hints,
-            )
-        )
+        self._ask(problem, first_try=marks, hints_shown=hints)
 
     @on(messages.Revealed)
     def answer_shown(self) -> None:

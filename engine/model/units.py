@@ -170,8 +170,8 @@ def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
     3350000000000.0
     """
     dollars = _LEADING_DOLLAR.match(text)
-    factor = _LEADING_RATIO.match(text) if unit == "1" else None  # "x2" for a plain factor
-    value, unit_text = split_number(text[(dollars or factor).end() :] if dollars or factor else text, what=what)
+    sign = dollars or (_LEADING_RATIO.match(text) if unit == "1" else None)  # or "x2" for a factor
+    value, unit_text = split_number(text[sign.end() :] if sign else text, what=what)
     if dollars:  # the sign before the number is the unit: "$3.40/h" is "3.40 USD/h"
         unit_text = f"USD {unit_text}".strip()
     if not unit_text:

@@ -71,7 +71,9 @@ def _chain(
         taken = []
         for follow_up in range(len(template.follow_ups) + 1):  # 0: the question itself
             try:
-                generate(template, item_seed, specs, template.follow_ups[follow_up - 1] if follow_up else None)
+                generate(
+                    template, item_seed, specs, template.follow_ups[follow_up - 1] if follow_up else None
+                )
             except TemplateError:
                 if follow_up == 0:
                     break  # these specs cannot draw the question: no follow-up either
@@ -89,7 +91,7 @@ def target_seconds(difficulty: str, follow_up: int) -> float:
 
 
 def clock_text(seconds: float) -> str:
-    """"4:05" for 245 s."""
+    """ "4:05" for 245 s."""
     whole = max(0, int(seconds))
     return f"{whole // 60}:{whole % 60:02d}"
 
@@ -176,7 +178,9 @@ class Scorecard:
                 f"  {q.position + 1}. {q.title}{said}: {q.right}/{q.parts} right,"
                 f" {clock_text(q.seconds)} of {clock_text(q.target)} ({pace})"
             )
-        named = ", ".join(f"{CATALOGUE[m].title} ({n}×)" for m, n in self.mistakes.most_common() if m in CATALOGUE)
+        named = ", ".join(
+            f"{CATALOGUE[m].title} ({n}×)" for m, n in self.mistakes.most_common() if m in CATALOGUE
+        )
         lines.append(f"Named mistakes: {named or 'none'}.")
         lines.append(f"Review: {', '.join(self.review) or 'nothing: well done'}.")
         return lines

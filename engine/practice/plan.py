@@ -116,7 +116,9 @@ class Practice:
             question, seed = self.plan.items[index]
             template = self.bank.get(question)
             follow_up = self.plan.follow_ups[index] if self.plan.follow_ups else 0
-            return generate(template, seed, self.specs, template.follow_ups[follow_up - 1] if follow_up else None)
+            return generate(
+                template, seed, self.specs, template.follow_ups[follow_up - 1] if follow_up else None
+            )
         template, seed = set_item(self.pool, self.plan.seed, index)
         start = self.pool.index(template)
         for offset in range(len(self.pool)):

@@ -53,7 +53,7 @@ __all__ = [
     "question_schema",
     "scaffold",
     "show_number",
-    "typed_figures",
     "template_folders",
+    "typed_figures",
     "variant_seed",
 ]

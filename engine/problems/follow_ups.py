@@ -46,7 +46,9 @@ def follow_ups(
                 kind = parameter_kinds.get(name)
                 if kind not in ("choice", "range"):
                     known = ", ".join(n for n, k in parameter_kinds.items() if k in ("choice", "range"))
-                    raise where.error(f"must name a choice or range parameter; those: {known}", *path, key, name)
+                    raise where.error(
+                        f"must name a choice or range parameter; those: {known}", *path, key, name
+                    )
         for position, name in enumerate(fields.ask):
             if name not in parts:
                 raise where.error(f"no part {name!r}; parts: {', '.join(parts)}", *path, "ask", position)

@@ -20,8 +20,8 @@ from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import answer_factor, derived_scales
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
 from perfdrill.engine.problems.explanation import Explanation, explain
-from perfdrill.engine.problems.follow_ups import FollowUp
 from perfdrill.engine.problems.expressions import describe
+from perfdrill.engine.problems.follow_ups import FollowUp
 from perfdrill.engine.problems.insight import insights
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.prompts import context, render

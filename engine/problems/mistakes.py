@@ -515,7 +515,8 @@ CATALOGUE: dict[str, Mistake] = {
         _m(
             "weights-16-bit-for-8-bit",
             "Used bf16's 2 bytes for low-precision weights",
-            "int8 and fp8 weights take 1 byte per parameter, fp4 half a byte: the weight reads shrink with them.",
+            "int8 and fp8 weights take 1 byte per parameter, fp4 half a byte: the weight reads shrink "
+            "with them.",
             weight_bytes_per_param="2 if weight_bytes_per_param < 2 else weight_bytes_per_param",
         ),
         _m(
@@ -527,7 +528,8 @@ CATALOGUE: dict[str, Mistake] = {
         _m(
             "mfu-forgotten",
             "Left out the MFU",
-            "Real kernels reach only a fraction of the peak: divide the FLOPs by MFU × peak, not by the peak.",
+            "Real kernels reach only a fraction of the peak: divide the FLOPs by MFU × peak, not by "
+            "the peak.",
             mfu="1",
         ),
         _m(

@@ -18,9 +18,9 @@ from typing import Any
 from msgspec import UNSET
 
 from perfdrill.engine.errors import TemplateError
-from perfdrill.engine.problems.follow_ups import FollowUp, follow_ups
 from perfdrill.engine.problems.expressions import Expression, parse_expression
 from perfdrill.engine.problems.families import Family, families_for, shown_path
+from perfdrill.engine.problems.follow_ups import FollowUp, follow_ups
 from perfdrill.engine.problems.question_file import DIFFICULTIES as DIFFICULTIES  # re-exported
 from perfdrill.engine.problems.question_file import FAMILIES as FAMILIES  # re-exported
 from perfdrill.engine.problems.question_file import (
