@@ -1,4 +1,5 @@
-"""The TUI in a real terminal: runs tests/tmux_session.sh where tmux can start a server."""
+"""The TUI in a real terminal: runs tests/tmux_session.sh and tests/tmux_continue.sh where tmux can
+start a server."""
 
 from __future__ import annotations
 
@@ -33,3 +34,15 @@ def test_a_review_session_by_keystrokes_then_stats_shows_the_new_due_date() -> N
     )
     assert done.returncode == 0, done.stderr
     assert "quit cleanly, rescheduled" in done.stdout and "roofline/l4-ridge next due" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _tmux_works(), reason="tmux (or an installed perfdrill) is not available here")
+def test_continue_resumes_exactly_and_an_interview_runs_at_80x24() -> None:
+    """Issue 24's Continue repro by keystrokes, then `perfdrill interview` end to end."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", str(ROOT / "tests" / "tmux_continue.sh")], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "resumed exactly twice, one first try per question; interview scored" in done.stdout

@@ -152,7 +152,9 @@ class QuestionScreen(Screen[None]):
             self.action_submit()
 
     def on_part_input_checked(self) -> None:
-        self.query_one("#not-submitted", Static).update("")
+        notice = self.query_one("#not-submitted", Static)
+        notice.update("")
+        notice.display = False  # no empty line taken from the question
 
     def action_submit(self) -> None:
         problems = []
@@ -163,7 +165,9 @@ class QuestionScreen(Screen[None]):
         if problems:
             widget, trouble = problems[0]
             widget.query_one(Input).focus()
-            self.query_one("#not-submitted", Static).update(
+            notice = self.query_one("#not-submitted", Static)
+            notice.display = True
+            notice.update(
                 Text.assemble(
                     ("Not submitted: ", "bold yellow"),
                     f"({letter(widget.index)}) {trouble}. No try used.",
