@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from perfdrill.engine.practice.plan import Plan
@@ -38,6 +39,14 @@ async def _another_session(make: Callable[..., PerfdrillApp]) -> None:
         await pilot.press("ctrl+q")
 
 
+async def _continue(pilot: Pilot[None], named: str) -> None:
+    """On the start screen, which must name what Continue opens, press Ctrl+R."""
+    await start_screen_ready(pilot)
+    assert named in screen_text(pilot)
+    await pilot.press("ctrl+r")
+    await wait_for(pilot, QuestionScreen)
+
+
 def _count(path: Path, sql: str, *args: object) -> int:
     db = sqlite3.connect(path)
     try:
@@ -54,10 +63,7 @@ async def test_continue_never_grades_a_graded_variant_again(tmp_path: Path) -> N
 
     resumed = make()
     async with resumed.run_test(size=(80, 24)) as pilot:
-        await start_screen_ready(pilot)
-        assert "question 1/2, the second try at matmul/h100-4096 #1" in screen_text(pilot)
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, QuestionScreen)
+        await _continue(pilot, "question 1/2, the second try at matmul/h100-4096 #1")
         screen = resumed.screen
         assert isinstance(screen, QuestionScreen)
         assert screen.problem.id == "matmul/h100-4096" and screen.first_try  # a second try, same numbers
@@ -73,10 +79,7 @@ async def test_continue_never_grades_a_graded_variant_again(tmp_path: Path) -> N
     await _another_session(make)
     again = make()
     async with again.run_test(size=(80, 24)) as pilot:
-        await start_screen_ready(pilot)
-        assert "question 2/2, not yet shown" in screen_text(pilot)
-        await pilot.press("ctrl+r")
-        await wait_for(pilot, QuestionScreen)
+        await _continue(pilot, "question 2/2, not yet shown")
         assert again.screen.problem.id == "roofline/l4-ridge"  # type: ignore[attr-defined]
         assert not again.screen.first_try  # type: ignore[attr-defined]
         assert "2/2" in again.screen.progress  # type: ignore[attr-defined]
