@@ -232,3 +232,14 @@ def test_stats_json_lists_interviews(run_cli) -> None:  # type: ignore[no-untype
     )
     assert interview["parts_right"] == 1 and interview["questions"][0]["note"] == "hm"
     assert interview["verdict"] == "Stopped early: the round is not complete."
+
+
+def test_check_names_a_follow_up_no_variant_can_take(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    # n is 1024 or 2048 and must stay at most 2048: four times n never fits.
+    never = FOLLOWED.replace("follow_ups:", "constraints:\n  - n <= 2048\nfollow_ups:").replace(
+        "{n: 2}", "{n: 4}"
+    )
+    write_template(tmp_path, "matmul/followed", never)
+    code, out, _ = run_cli("check", str(tmp_path), "--seeds", "3")
+    assert code == 1
+    assert "matmul/followed/question.yaml:17: follow_ups[0]: applies to none of 3 variants" in out

@@ -25,6 +25,9 @@ def _tmux_works() -> bool:
     return probe.returncode == 0
 
 
+TMUX_WORKS = _tmux_works()  # probed once: a second probe on the same socket name can fail
+
+
 def _script(name: str) -> subprocess.CompletedProcess[str]:
     """Run tests/NAME with this interpreter's perfdrill first on PATH; it must succeed."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -36,14 +39,14 @@ def _script(name: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _tmux_works(), reason="tmux (or an installed perfdrill) is not available here")
+@pytest.mark.skipif(not TMUX_WORKS, reason="tmux (or an installed perfdrill) is not available here")
 def test_a_review_session_by_keystrokes_then_stats_shows_the_new_due_date() -> None:
     done = _script("tmux_session.sh")
     assert "quit cleanly, rescheduled" in done.stdout and "roofline/l4-ridge next due" in done.stdout
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _tmux_works(), reason="tmux (or an installed perfdrill) is not available here")
+@pytest.mark.skipif(not TMUX_WORKS, reason="tmux (or an installed perfdrill) is not available here")
 def test_continue_resumes_exactly_and_an_interview_runs_at_80x24() -> None:
     """Issue 24's Continue repro by keystrokes, then `perfdrill interview` end to end."""
     done = _script("tmux_continue.sh")

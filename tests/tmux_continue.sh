@@ -6,7 +6,8 @@
 set -euo pipefail
 
 work=$(mktemp -d)
-socket="perfdrill-continue-$$"
+launches=0
+socket="perfdrill-continue-$$-0"
 trap 'tmux -L "$socket" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 export XDG_DATA_HOME="$work/data"
 
@@ -15,8 +16,10 @@ wait_for() {  # wait_for TEXT: poll the screen until TEXT shows (30 s at most)
     for _ in $(seq 150); do screen | grep -qF -- "$1" && return 0; sleep 0.2; done
     echo "FAIL: '$1' never appeared; the screen was:" >&2; screen >&2; exit 1
 }
-launch() {  # launch ARGS…: perfdrill ARGS… in a fresh 80×24 terminal
+launch() {  # launch ARGS…: perfdrill ARGS… in a fresh 80×24 terminal, on a server of its own
     tmux -L "$socket" kill-server 2>/dev/null || true
+    launches=$((launches + 1))
+    socket="perfdrill-continue-$$-$launches"  # a server shutting down must not take the next one
     tmux -L "$socket" -f /dev/null new-session -d -s drill -x 80 -y 24 "TERM=xterm-256color perfdrill $*; sleep 60"
 }
 keys() { tmux -L "$socket" send-keys -t drill "$@"; }

@@ -24,7 +24,7 @@ from perfdrill.engine.problems.bank import (
     template_folders,
     templates_under,
 )
-from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
+from perfdrill.engine.problems.generation import FollowUpNotApplicable, Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import candidates
@@ -76,6 +76,9 @@ def _sig_fig_values(low: float, high: float, sig_figs: int) -> int:
     return max(count, 1)
 
 
+FOLLOW_UP_SEEDS = 20  # variants each follow-up is tried on
+
+
 def self_test(
     template: Template, specs: SpecBook, seeds: int = 50, answers: dict[str, Counter[str]] | None = None
 ) -> list[Finding]:
@@ -105,7 +108,31 @@ def self_test(
                 break
     except PerfdrillError as exc:
         findings.append(_finding(exc, template.file))
-    return findings + _one_answer_findings(template, answers)
+    return findings + _one_answer_findings(template, answers) + _follow_up_findings(template, specs, seeds)
+
+
+def _follow_up_findings(template: Template, specs: SpecBook, seeds: int) -> list[Finding]:
+    """A follow-up no variant can take (it changes nothing, or always breaks a constraint) would
+    never be asked: say so. Its parts must also grade their own answers."""
+    findings = []
+    for index, follow_up in enumerate(template.follow_ups):
+        where = (template.file, template.line("follow_ups", index) or 1, f"follow_ups[{index}]")
+        taken = 0
+        for seed in range(min(seeds, FOLLOW_UP_SEEDS)):
+            try:
+                problem = generate(template, seed, specs, follow_up)
+            except FollowUpNotApplicable:
+                continue
+            except PerfdrillError as exc:
+                return [Finding(*where, f"seed {seed}: {exc.message}")]
+            taken += 1
+            findings += [
+                Finding(*where, f"seed {seed}: parts.{name}: {said}")
+                for name, said in _part_problems(problem)
+            ]
+        if not taken:
+            findings.append(Finding(*where, f"applies to none of {min(seeds, FOLLOW_UP_SEEDS)} variants"))
+    return findings
 
 
 def _one_answer_findings(template: Template, answers: dict[str, Counter[str]]) -> list[Finding]:
