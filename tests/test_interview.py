@@ -243,3 +243,22 @@ def test_check_names_a_follow_up_no_variant_can_take(tmp_path: Path, run_cli) ->
     code, out, _ = run_cli("check", str(tmp_path), "--seeds", "3")
     assert code == 1
     assert "matmul/followed/question.yaml:17: follow_ups[0]: applies to none of 3 variants" in out
+
+
+async def test_an_interrupted_interview_continues_at_its_next_question(tmp_path: Path) -> None:
+    now = [0.0]
+    app = _app(tmp_path, now)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        for field in app.screen.query(Input):
+            field.value = "1"  # wrong: in an interview the question is over all the same
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, FeedbackScreen)
+        await until(pilot, lambda: app.store.session(1).attempts, "the answer saved")
+        await pilot.press("ctrl+q")
+    resumed = PerfdrillApp(ProgressStore(tmp_path / "progress.sqlite3"), resume=True, clock=lambda: now[0])
+    async with resumed.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, QuestionScreen)
+        screen = resumed.screen
+        assert isinstance(screen, QuestionScreen)
+        assert not screen.first_try and screen.timing is not None and "2/" in screen.progress

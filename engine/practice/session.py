@@ -46,7 +46,7 @@ def resume_point(stored: StoredSession) -> tuple[int, Attempt | None]:
     last = stored.attempts[-1] if stored.attempts else None
     if last is None or last.position < stored.position:
         return stored.position, None
-    if last.try_number == 1 and last.score < 1:
+    if last.try_number == 1 and last.score < 1 and not stored.plan.interview:  # an interview asks once
         return last.position, last
     return last.position + 1, None
 
