@@ -24,6 +24,7 @@ from perfdrill.tui.screens.feedback import mistake_paragraphs
 from perfdrill.tui.screens.help import HelpScreen
 from perfdrill.tui.screens.question import QuestionScreen
 from perfdrill.tui.screens.start import StartScreen
+from perfdrill.tui.widgets import TickList
 from tests.pilot import RIGHT, app_factory, settle, start_screen_ready, submit, until, wait_for
 
 
@@ -179,3 +180,22 @@ async def test_a_second_try_opens_with_its_field_in_view(tmp_path: Path) -> None
         assert isinstance(field, Input) and field.id == "answer-ring"
         scroller = app.screen.query_one("#question")
         assert scroller.content_region.contains_region(field.region)
+
+
+async def test_family_names_wrap_whole_at_sixty_columns_and_ticks_stay_on_their_own(
+    make_app: Callable[..., PerfdrillApp],
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await start_screen_ready(pilot)
+        families = app.screen.query_one("#families", TickList)
+        await pilot.press("down", "space")  # tick the second family, "Performance modelling"
+        await settle(pilot)
+        lines = [families.render_line(y).text for y in range(families.content_region.height)]
+        text = " ".join(line[4:].strip() for line in lines)
+        for title in ("Does my runtime make sense?", "Performance modelling", "Prefill vs decode"):
+            assert title in text  # whole, over two lines where it must be, no ellipsis
+        assert "…" not in text
+        ticked = [line for line in lines if line[:4].strip() and "✓" in line[:4]]
+        assert len(ticked) == 1 and ticked[0][4:].startswith("Performance")
+        assert families.selected == ["performance_model"]

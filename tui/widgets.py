@@ -5,14 +5,14 @@ objects in and posts messages out."""
 from __future__ import annotations
 
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.strip import Strip
-from textual.widgets import Checkbox, Input, SelectionList, Static
-from textual.widgets.option_list import OptionDoesNotExist
+from textual.widgets import Checkbox, Input, OptionList, SelectionList, Static
 
 from perfdrill.engine import AnswerFormatError
 from perfdrill.engine.output import spec_tables
@@ -184,17 +184,34 @@ TICK = "✓"
 
 
 class TickList(SelectionList[str]):
+    """A SelectionList whose boxes read ticked or empty without colour, and whose long names wrap
+    onto a second line rather than end in an ellipsis (60 columns): the box stands on an option's
+    first line only. (SelectionList itself takes every line for a new option.)"""
+
     def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        segments = list(strip)
+        # The prompt alone, wrapped, and OptionList's own map of lines to options (private names of
+        # Textual 8, kept to these two lines); the box is drawn here.
+        line = OptionList.render_line(self, y)
         try:
-            option = self.get_option_at_index(self.scroll_offset.y + y)  # as SelectionList counts
-        except OptionDoesNotExist:
-            return strip
-        if len(segments) < 2 or segments[1].text != Checkbox.BUTTON_INNER:
-            return strip
-        segments[1] = Segment(TICK if option.value in self.selected else " ", segments[1].style)
-        return Strip(segments, strip.cell_length)
+            index, offset = self._lines[self.scroll_offset.y + y]
+        except IndexError:
+            return line
+        ticked = self.get_option_at_index(index).value in self.selected
+        component = "selection-list--button" + ("-selected" if ticked else "")
+        component += "-highlighted" if self.highlighted == index else ""
+        under = next(iter(line)).style or self.rich_style
+        click = Style(meta={"option": index})  # a click on either line toggles this option
+        if offset:
+            return Strip([Segment(" " * self._get_left_gutter_width(), under + click), *line])
+        button = self.get_component_rich_style(component) + click
+        side = Style.from_color(button.bgcolor, under.bgcolor) + click
+        box = [
+            Segment(Checkbox.BUTTON_LEFT, side),
+            Segment(TICK if ticked else " ", button),
+            Segment(Checkbox.BUTTON_RIGHT, side),
+            Segment(" ", under),
+        ]
+        return Strip([*box, *line])
 
 
 class TickBox(Checkbox):
