@@ -102,10 +102,10 @@ def test_wrong_answers_name_the_mistake(matmul: Problem, part: str, text: str, m
     assert "139" not in result.feedback  # feedback never gives the answer away
 
 
-def test_unexplained_wrong_answer_says_direction_only(matmul: Problem) -> None:
+def test_unexplained_wrong_answer_says_how_far_off(matmul: Problem) -> None:
     result = grade_part(matmul.part("runtime"), "400 us")
     assert result.status == "incorrect" and result.mistake is None
-    assert result.feedback == "Not within 5%: too high."
+    assert result.feedback == "Not within 5%: 2.9× high."  # 400 / 138.97 = 2.88
 
 
 @pytest.mark.parametrize(

@@ -208,18 +208,17 @@ def test_expressions_refuse_anything_but_arithmetic(tmp_path: Path, expression: 
 
 def test_check_reports_a_broken_template_and_exits_1(tmp_path: Path, run_cli) -> None:
     # m = 2 or 4 rows: compute (under 0.01 µs) adds under 2% to the 0.63 µs memory time, so the
-    # summed-not-max slip lands within the 5% tolerance of the right answer.
+    # summed-not-max slip lands within the 5% tolerance of the right answer: it cannot be told from
+    # the answer there, so that variant does not offer it (issue 24), and check does not fail on it.
     broken = GOOD.replace("m: {choice: [64, 128]}", "m: {choice: [2, 4]}")
     broken = broken.replace("unit: us}", "unit: us, mistakes: [summed-not-max]}")
-    write_template(tmp_path, "matmul/tiny", broken)
+    folder = write_template(tmp_path, "matmul/tiny", broken)
+    (template,) = load_folders([folder], tmp_path)
+    assert generate(template, 0, load_specs()).part("runtime").mistakes == ()
     code, out, _ = run_cli("check", str(tmp_path), "--seeds", "3")
     assert code == 1
     assert "matmul/tiny/question.yaml:6: parameters: only 2 distinct variants" in out
-    # One line for the part, with every seed it fails at (it used to be one line per seed).
-    assert (
-        "tiny/question.yaml:12: parts.runtime: seeds 0, 1, 2: mistake 'summed-not-max' gives the right" in out
-    )
-    assert out.count("summed-not-max") == 1
+    assert "summed-not-max" not in out
     assert "1 templates checked over 3 seeds: 0 passed, 1 failed" in out
 
 

@@ -1,4 +1,5 @@
-"""The TUI in a real terminal: runs tests/tmux_session.sh where tmux can start a server."""
+"""The TUI in a real terminal: runs tests/tmux_session.sh and tests/tmux_continue.sh where tmux can
+start a server."""
 
 from __future__ import annotations
 
@@ -24,12 +25,29 @@ def _tmux_works() -> bool:
     return probe.returncode == 0
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not _tmux_works(), reason="tmux (or an installed perfdrill) is not available here")
-def test_a_review_session_by_keystrokes_then_stats_shows_the_new_due_date() -> None:
+TMUX_WORKS = _tmux_works()  # probed once: a second probe on the same socket name can fail
+
+
+def _script(name: str) -> subprocess.CompletedProcess[str]:
+    """Run tests/NAME with this interpreter's perfdrill first on PATH; it must succeed."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
-        ["bash", str(ROOT / "tests" / "tmux_session.sh")], cwd=ROOT, env=env, capture_output=True, text=True
+        ["bash", str(ROOT / "tests" / name)], cwd=ROOT, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not TMUX_WORKS, reason="tmux (or an installed perfdrill) is not available here")
+def test_a_review_session_by_keystrokes_then_stats_shows_the_new_due_date() -> None:
+    done = _script("tmux_session.sh")
     assert "quit cleanly, rescheduled" in done.stdout and "roofline/l4-ridge next due" in done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not TMUX_WORKS, reason="tmux (or an installed perfdrill) is not available here")
+def test_continue_resumes_exactly_and_an_interview_runs_at_80x24() -> None:
+    """Issue 24's Continue repro by keystrokes, then `perfdrill interview` end to end."""
+    done = _script("tmux_continue.sh")
+    assert "resumed exactly twice, one first try per question; interview scored" in done.stdout

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -35,12 +36,14 @@ from perfdrill.engine.practice import (
     progress_report,
     review_queue,
 )
+from perfdrill.engine.practice.interview import interview_plan, scorecard, target_seconds
 from perfdrill.engine.problems import Bank, Problem, load_bank
 from perfdrill.tui import messages
 from perfdrill.tui.screens.feedback import FeedbackScreen
 from perfdrill.tui.screens.help import HelpScreen
 from perfdrill.tui.screens.progress import ProgressScreen
-from perfdrill.tui.screens.question import QuestionScreen
+from perfdrill.tui.screens.question import QuestionScreen, Timing
+from perfdrill.tui.screens.scorecard import ScorecardScreen
 from perfdrill.tui.screens.start import StartScreen, history_line
 from perfdrill.tui.screens.summary import SummaryScreen
 
@@ -53,7 +56,7 @@ class PerfdrillApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True),
         Binding("question_mark", "help", "Help", key_display="?", priority=True),
-        Binding("f1", "help", "Help", show=False, priority=True),  # "?" types into answer fields
+        Binding("f1", "help", "Help", show=False, priority=True),
     ]
 
     def __init__(
@@ -64,6 +67,8 @@ class PerfdrillApp(App[None]):
         start: bool = False,
         resume: bool = False,
         review: bool = False,
+        interview: bool = False,
+        interview_seed: int | None = None,
         questions: Iterable[Path] = (),
         spec_dirs: Iterable[Path] = (),
         clock: Callable[[], float] = time.monotonic,
@@ -74,6 +79,8 @@ class PerfdrillApp(App[None]):
         self.start_at_once = start
         self.resume_at_once = resume
         self.review_at_once = review
+        self.interview_at_once = interview
+        self.interview_seed = interview_seed
         self.question_dirs = tuple(questions)
         self.spec_dirs = tuple(spec_dirs)
         self.clock = clock
@@ -84,7 +91,7 @@ class PerfdrillApp(App[None]):
         self.show_specs = False
 
     def on_mount(self) -> None:
-        if not (self.start_at_once or self.resume_at_once or self.review_at_once):
+        if not (self.start_at_once or self.resume_at_once or self.review_at_once or self.interview_at_once):
             self.push_screen(self._start_screen())  # else it is made on the way back from the summary
         self.load_bank()
 
@@ -164,6 +171,8 @@ class PerfdrillApp(App[None]):
             self.post_message(messages.ResumeSession())
         elif self.review_at_once:
             self.post_message(messages.StartReview())
+        elif self.interview_at_once:
+            self.post_message(messages.StartInterview(self.interview_seed))
         elif self.start_at_once:
             self.post_message(messages.StartSession(self.defaults))
         elif self.resume_at_once:
@@ -202,6 +211,21 @@ class PerfdrillApp(App[None]):
             later = f" The next falls due on {datetime.fromtimestamp(queue.next_due):%a %d %b}."
         self.notify("Nothing is due today, and today's new templates are done." + later, title="Review")
 
+    @on(messages.StartInterview)
+    def start_interview(self, message: messages.StartInterview) -> None:
+        self.build_interview(secrets.randbelow(1_000_000) if message.seed is None else message.seed)
+
+    @work(thread=True, exclusive=True, group="generate", exit_on_error=False)
+    def build_interview(self, seed: int) -> None:
+        """Build the interview off the UI thread (it tries its chain's questions), then start it."""
+        assert self.bank is not None and self.specs is not None
+        try:
+            plan = interview_plan(self.bank, self.specs, seed)
+        except PerfdrillError as exc:
+            self.call_from_thread(self.notify, exc.one_line(), title="Cannot start", severity="error")
+            return
+        self.call_from_thread(self.post_message, messages.StartSession(plan))
+
     @on(messages.ResumeSession)
     def resume_session(self) -> None:
         stored = self._history()[0]
@@ -215,11 +239,17 @@ class PerfdrillApp(App[None]):
         except PerfdrillError as exc:
             self._cannot("Cannot continue", exc)
             return
-        self.state = SessionState.resume(stored, practice, self.store, self.clock)
-        if self.state.finished:
+        state = self.state = SessionState.resume(stored, practice, self.store, self.clock)
+        pending = state.first_try
+        if pending is not None:  # left on a wrong first try: the second try, not a new first one
+            self.generate(
+                lambda: practice.variant(pending.question, pending.seed),
+                lambda problem: self._show_second_try(problem, pending.answers, pending.hints),
+            )
+        elif state.finished:
             self.end_session(finished=True)
         else:
-            self.generate(self.state.next_problem)
+            self.generate(state.next_problem)
 
     def _left_out(self, problem: PerfdrillError) -> None:
         """A template of the user's own that failed to make a variant (said from the worker thread)."""
@@ -228,13 +258,22 @@ class PerfdrillApp(App[None]):
         )
 
     @work(thread=True, exclusive=True, group="generate", exit_on_error=False)
-    def generate(self, make: Callable[[], Problem]) -> None:
+    def generate(self, make: Callable[[], Problem], show: Callable[[Problem], None] | None = None) -> None:
         try:
             problem = make()
         except PerfdrillError as exc:
             self.call_from_thread(self._cannot, "Cannot generate", exc)
             return
-        self.call_from_thread(self._show_question, problem)
+        self.call_from_thread(show or self._show_question, problem)
+
+    def _ask(self, problem: Problem, **options: Any) -> None:
+        state = self.state
+        assert state is not None
+        reference = state.reference(problem)
+        screen = QuestionScreen(
+            problem, state.progress_label(), reference, self.clock(), show_specs=self.show_specs, **options
+        )
+        self._show(screen)
 
     def _cannot(self, title: str, exc: PerfdrillError) -> None:
         self.notify(exc.one_line(), title=title, severity="error")
@@ -244,15 +283,12 @@ class PerfdrillApp(App[None]):
     def _show_question(self, problem: Problem) -> None:
         state = self.state
         assert state is not None
-        self._show(
-            QuestionScreen(
-                problem,
-                state.progress_label(),
-                state.reference(problem),
-                self.clock(),
-                show_specs=self.show_specs,
-            )
-        )
+        plan = state.practice.plan
+        if plan.interview:  # the clock: this question's target, and the interview so far
+            target = target_seconds(problem.template.difficulty, plan.follow_ups[state.position])
+            self._ask(problem, timing=Timing(target, sum(a.seconds for a in state.attempts), self.clock))
+        else:
+            self._ask(problem)
         self.call_after_refresh(self.load_units)
 
     @work(thread=True, exclusive=True, group="units")
@@ -272,14 +308,19 @@ class PerfdrillApp(App[None]):
         state = self.state
         assert state is not None
         first = state.first_try
-        outcome = state.grade(message.problem, message.answers, message.hints, message.started)
+        outcome = state.grade(message.problem, message.answers, message.hints, message.started, message.note)
         scored = (
             first.score if first is not None and outcome.attempt.try_number > 1 else outcome.attempt.score
         )
         state.accept(outcome)
         self._show(
             FeedbackScreen(
-                message.problem, outcome, state.progress_label(), scored=scored, hints=message.hints
+                message.problem,
+                outcome,
+                state.progress_label(),
+                scored=scored,
+                hints=message.hints,
+                interview=state.practice.plan.interview,
             )
         )
         self._unsaved = (state, outcome)  # saved once the feedback is painted, or on quit, if sooner
@@ -293,28 +334,19 @@ class PerfdrillApp(App[None]):
 
     @on(messages.TryAgain)
     def try_again(self, message: messages.TryAgain) -> None:
+        self._show_second_try(message.problem, message.answers, message.hints)
+
+    def _show_second_try(self, problem: Problem, answers: dict[str, str], hints: int) -> None:
         state = self.state
         assert state is not None and state.first_try is not None
         first = state.first_try
-        marks = {
-            name: (text, first.parts[name]["status"] == "correct") for name, text in message.answers.items()
-        }
-        self._show(
-            QuestionScreen(
-                message.problem,
-                state.progress_label(),
-                state.reference(message.problem),
-                self.clock(),
-                show_specs=self.show_specs,
-                first_try=marks,
-                hints_shown=message.hints,
-            )
-        )
+        marks = {name: (text, first.parts[name]["status"] == "correct") for name, text in answers.items()}
+        self._ask(problem, first_try=marks, hints_shown=hints)
 
     @on(messages.Revealed)
     def answer_shown(self) -> None:
         if self.state is not None:
-            self._saved(self.state.close_question)
+            self._saved(self.state.answers_shown)
 
     @on(messages.NextQuestion)
     def next_question(self) -> None:
@@ -345,7 +377,11 @@ class PerfdrillApp(App[None]):
         self._saved(state.close_question)
         if finished:
             self._saved(state.finish)
-        self._show(SummaryScreen(state.summary(finished=finished), state.practice.plan.seed + 1))
+        plan = state.practice.plan
+        if plan.interview:
+            self._show(ScorecardScreen(scorecard(plan, state.attempts)))
+        else:
+            self._show(SummaryScreen(state.summary(finished=finished), plan.seed + 1))
         self.store.locks.release(state.session_id)
         self.state = None
 

@@ -31,12 +31,15 @@ class ShowProgress(Message):
 class Submitted(Message):
     """Every part parsed; grade and save the try."""
 
-    def __init__(self, problem: Problem, answers: Mapping[str, str], hints: int, started: float) -> None:
+    def __init__(
+        self, problem: Problem, answers: Mapping[str, str], hints: int, started: float, note: str = ""
+    ) -> None:
         super().__init__()
         self.problem = problem
         self.answers = dict(answers)
         self.hints = hints
         self.started = started
+        self.note = note  # an interview's optional "your reasoning"
 
 
 class TryAgain(Message):
@@ -75,3 +78,11 @@ class SpecsToggled(Message):
 
 class BackToStart(Message):
     pass
+
+
+class StartInterview(Message):
+    """A mock interview from `seed` (None: a fresh one)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__()
+        self.seed = seed

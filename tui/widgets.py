@@ -5,14 +5,14 @@ objects in and posts messages out."""
 from __future__ import annotations
 
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.strip import Strip
-from textual.widgets import Checkbox, Input, SelectionList, Static
-from textual.widgets.option_list import OptionDoesNotExist
+from textual.widgets import Checkbox, Input, OptionList, SelectionList, Static
 
 from perfdrill.engine import AnswerFormatError
 from perfdrill.engine.output import spec_tables
@@ -26,6 +26,7 @@ from perfdrill.engine.problems import (
     parse_choices,
     parse_numeric,
     show_number,
+    typed_figures,
 )
 from perfdrill.tui.chart import roofline_text
 
@@ -43,7 +44,7 @@ class TitleBar(Static):
 def read_answer(part: ProblemPart, text: str) -> str:
     """How the answer will be read, e.g. "1.62 ms" or "b. memory"; AnswerFormatError if it cannot be."""
     if part.kind == "numeric":
-        return show_number(parse_numeric(part, text), part.unit)
+        return show_number(parse_numeric(part, text), part.unit, digits=typed_figures(text))
     picked = parse_choices(part, text)
     return lettered(part, picked, empty="none of them")
 
@@ -85,7 +86,9 @@ class PartInput(Vertical):
         for i, choice in enumerate(part.choices):
             prompt.append(f"\n    {letter(i)}. {choice}")
         yield Static(prompt, classes="part-prompt")
-        yield Input(self.answer, placeholder=expected_form(part), id=f"answer-{part.name}", classes="answer")
+        yield AnswerField(
+            self.answer, placeholder=expected_form(part), id=f"answer-{part.name}", classes="answer"
+        )
         yield Static("", classes="reading")
 
     def on_mount(self) -> None:
@@ -113,6 +116,20 @@ class PartInput(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.post_message(self.Checked(self.part.name, self.check() is None))
+        if event.input.has_focus:  # typing into a field scrolled away (PageDown) brings it back
+            self.call_after_refresh(self.show_field)
+
+    def show_field(self) -> None:
+        """Scroll the field and the reading under it into view, the field first if both do not fit."""
+        self.query_one(".reading", Static).scroll_visible(animate=False, immediate=True)
+        self.query_one(Input).scroll_visible(animate=False, immediate=True)
+
+
+class AnswerField(Input):
+    """An answer field: `?` is never part of an answer, so it opens the help here too."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character != "?" and super().check_consume_key(key, character)
 
 
 class SpecPanel(VerticalScroll):
@@ -167,17 +184,34 @@ TICK = "✓"
 
 
 class TickList(SelectionList[str]):
+    """A SelectionList whose boxes read ticked or empty without colour, and whose long names wrap
+    onto a second line rather than end in an ellipsis (60 columns): the box stands on an option's
+    first line only. (SelectionList itself takes every line for a new option.)"""
+
     def render_line(self, y: int) -> Strip:
-        strip = super().render_line(y)
-        segments = list(strip)
+        # The prompt alone, wrapped, and OptionList's own map of lines to options (private names of
+        # Textual 8, kept to these two lines); the box is drawn here.
+        line = OptionList.render_line(self, y)
         try:
-            option = self.get_option_at_index(self.scroll_offset.y + y)  # as SelectionList counts
-        except OptionDoesNotExist:
-            return strip
-        if len(segments) < 2 or segments[1].text != Checkbox.BUTTON_INNER:
-            return strip
-        segments[1] = Segment(TICK if option.value in self.selected else " ", segments[1].style)
-        return Strip(segments, strip.cell_length)
+            index, offset = self._lines[self.scroll_offset.y + y]
+        except IndexError:
+            return line
+        ticked = self.get_option_at_index(index).value in self.selected
+        component = "selection-list--button" + ("-selected" if ticked else "")
+        component += "-highlighted" if self.highlighted == index else ""
+        under = next(iter(line)).style or self.rich_style
+        click = Style(meta={"option": index})  # a click on either line toggles this option
+        if offset:
+            return Strip([Segment(" " * self._get_left_gutter_width(), under + click), *line])
+        button = self.get_component_rich_style(component) + click
+        side = Style.from_color(button.bgcolor, under.bgcolor) + click
+        box = [
+            Segment(Checkbox.BUTTON_LEFT, side),
+            Segment(TICK if ticked else " ", button),
+            Segment(Checkbox.BUTTON_RIGHT, side),
+            Segment(" ", under),
+        ]
+        return Strip([*box, *line])
 
 
 class TickBox(Checkbox):

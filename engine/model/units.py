@@ -42,6 +42,7 @@ million = 1e6
 billion = 1e9
 trillion = 1e12
 USD = [currency] = dollar = dollars
+cent = 0.01 * USD = cents
 """
 _PREFIXES = """
 nano- = 1e-9 = n-
@@ -53,6 +54,7 @@ giga- = 1e9 = G-
 tera- = 1e12 = T-
 peta- = 1e15 = P-
 exa- = 1e18 = E-
+zetta- = 1e21 = Z-
 kibi- = 2**10 = Ki-
 mebi- = 2**20 = Mi-
 gibi- = 2**30 = Gi-
@@ -138,6 +140,7 @@ _ALIASES = [
     (re.compile(r"(?<![A-Za-z])(?:sec|secs)\b"), "s"),
     (re.compile(r"(?<![A-Za-z])(?:ms|msec)\b"), "ms"),
     (re.compile(r"(?<![A-Za-z])(?:us|usec)\b"), "µs"),
+    (re.compile(r"(?<![A-Za-z])([kMGTPEZ])F(?=\s*/\s*s\b)"), r"\1FLOP"),  # "4.6 TF/s"
     (re.compile(r"\bper\b"), "/"),
     (re.compile(r"(?<![A-Za-z])[kK]\s*(?=(?:params?|parameters?|tokens?|elements?)\b)"), "thousand "),
     (re.compile(r"(?<![A-Za-z])M\s*(?=(?:params?|parameters?|tokens?|elements?)\b)"), "million "),
@@ -151,7 +154,9 @@ _POWERS = {"": 1, "^2": 2, "**2": 2, "²": 2, "^3": 3, "**3": 3, "³": 3}
 _SCALE_WORDS = ("thousand", "million", "billion", "trillion")
 _MAX_TERMS = 4
 _COUNT_SUFFIXES = {"k": "thousand", "K": "thousand", "M": "million", "B": "billion", "T": "trillion"}
-_RATIO_MARKS = ("x", "X", "×")  # "1.12x" for a ratio
+_RATIO_MARKS = ("x", "X", "×", "times")  # "1.12x" or "2.0 times" for a ratio
+_LEADING_RATIO = re.compile(r"\s*[xX×]\s*(?=[\d.])")  # "x2", as people write a factor
+_LEADING_DOLLAR = re.compile(r"\s*(?:US)?\$\s*(?=[\d.])")  # "$0.24" or "US$0.24": dollars
 
 
 def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
@@ -164,7 +169,11 @@ def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
     >>> parse_quantity("3.35 TB/s", "byte/s")
     3350000000000.0
     """
-    value, unit_text = split_number(text, what=what)
+    dollars = _LEADING_DOLLAR.match(text)
+    sign = dollars or (_LEADING_RATIO.match(text) if unit == "1" else None)  # or "x2" for a factor
+    value, unit_text = split_number(text[sign.end() :] if sign else text, what=what)
+    if dollars:  # the sign before the number is the unit: "$3.40/h" is "3.40 USD/h"
+        unit_text = f"USD {unit_text}".strip()
     if not unit_text:
         return value
     if unit_text[0].isdigit():  # "1 1" is two numbers, not 1 of the unit "1"

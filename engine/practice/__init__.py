@@ -11,7 +11,7 @@ from perfdrill.engine.practice.progress import (
     StoredSession,
 )
 from perfdrill.engine.practice.schedule import RATING_NAMES, ReviewQueue, review_queue
-from perfdrill.engine.practice.session import MAX_TRIES, Outcome, SessionState
+from perfdrill.engine.practice.session import MAX_TRIES, Outcome, SessionState, resume_point
 from perfdrill.engine.practice.summary import SessionSummary, summarize
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "Streak",
     "progress_report",
     "question_items",
+    "resume_point",
     "review_queue",
     "summarize",
     "variant_reference",

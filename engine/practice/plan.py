@@ -14,7 +14,7 @@ from typing import Any
 from perfdrill.engine.errors import TemplateError, UsageError
 from perfdrill.engine.model.specs import SpecBook
 from perfdrill.engine.problems.bank import Bank
-from perfdrill.engine.problems.generation import Problem, variant_seed
+from perfdrill.engine.problems.generation import Problem, generate, variant_seed
 from perfdrill.engine.problems.leave_out import LeaveOut
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import candidates
@@ -30,6 +30,9 @@ class Plan:
     seed: int = 0
     items: tuple[tuple[str, int], ...] = ()  # an explicit (question id, seed) list, e.g. "retry these"
     review: bool = False  # today's spaced-repetition queue
+    # An interview (interview.py): per item, 0 for the question itself or k for its k-th follow-up.
+    follow_ups: tuple[int, ...] = ()
+    interview: bool = False
 
     @property
     def total(self) -> int | None:
@@ -53,6 +56,8 @@ class Plan:
             seed=int(data.get("seed", 0)),
             items=tuple((str(q), int(s)) for q, s in data.get("items", ())),
             review=bool(data.get("review", False)),
+            follow_ups=tuple(int(k) for k in data.get("follow_ups", ())),
+            interview=bool(data.get("interview", False)),
         )
 
 
@@ -80,7 +85,7 @@ def pick_set(templates: Sequence[Template], count: int, seed: int) -> list[tuple
     return [set_item(templates, seed, index) for index in range(count)]
 
 
-def _drawable(template: Template, specs: SpecBook) -> bool:
+def drawable(template: Template, specs: SpecBook) -> bool:
     """Whether every chip and model parameter still has a value once the specs are cut down."""
     return all(
         candidates(parameter, specs, template)
@@ -107,7 +112,7 @@ class Practice:
         if plan.items:
             self.pool = [bank.get(question) for question, _ in plan.items]
         else:
-            self.pool = [t for t in bank.select(plan.families, plan.difficulty) if _drawable(t, self.specs)]
+            self.pool = [t for t in bank.select(plan.families, plan.difficulty) if drawable(t, self.specs)]
             if not self.pool:
                 raise UsageError("no question can use only those chips and models")
 
@@ -126,6 +131,11 @@ class Practice:
         specs cannot meet, a broken template of the user's own) is passed over for the next one in
         the round, so the choice stays deterministic."""
         if self.plan.items:
+            follow_up = self.plan.follow_ups[index] if self.plan.follow_ups else 0
+            if follow_up:  # an interview's follow-up: that very draw, changed as the follow-up says
+                question, seed = self.plan.items[index]
+                template = self.bank.get(question)
+                return generate(template, seed, self.specs, template.follow_ups[follow_up - 1])
             items = self.plan.items[index:] + self.plan.items[:index]
             return self._first_made([(self.bank.get(question), seed) for question, seed in items])
         template, seed = set_item(self.pool, self.plan.seed, index)
@@ -133,6 +143,10 @@ class Practice:
         return self._first_made(
             [(self.pool[(start + i) % len(self.pool)], seed) for i in range(len(self.pool))]
         )
+
+    def variant(self, question: str, seed: int) -> Problem:
+        """One variant again, on this session's chips and models (a second try owed on resume)."""
+        return generate(self.bank.get(question), seed, self.specs)
 
     def fresh_variant(self, problem: Problem, retry: int) -> Problem:
         """Problem's template again with another seed, for "retry with a fresh variant"."""

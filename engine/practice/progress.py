@@ -306,6 +306,10 @@ class ProgressStore:
                 number, Plan.from_json(_mapping(plan)), int(position), self._attempts(number)
             )
 
+    def sessions(self) -> list[StoredSession]:
+        """Every session with its attempts, oldest first (`stats` lists the interviews)."""
+        return [self.session(row[0]) for row in self._rows("SELECT id FROM sessions ORDER BY id")]
+
     def unfinished(self) -> StoredSession | None:
         """The latest session that was left before its end after at least one answer, if any."""
         rows = self._rows(
@@ -313,6 +317,16 @@ class ProgressStore:
             " AND EXISTS (SELECT 1 FROM attempts a WHERE a.session = s.id) ORDER BY s.id DESC LIMIT 1"
         )
         return self.session(rows[0][0]) if rows else None
+
+    def reviewed_since_last_try(self, session: int, template: str) -> bool:
+        """Whether `template` was reviewed in `session` after its latest try there (a quit on a
+        wrong first try reviews it; a kill does not)."""
+        rows = self._rows(
+            "SELECT 1 FROM reviews WHERE session = ? AND template = ? AND reviewed >="
+            " (SELECT MAX(answered) FROM attempts WHERE session = ? AND question = ?)",
+            (session, template, session, template),
+        )
+        return bool(rows)
 
     def _attempts(self, session: int) -> tuple[Attempt, ...]:
         rows = self._rows(

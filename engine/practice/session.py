@@ -19,6 +19,7 @@ from perfdrill.engine.problems.generation import Problem
 from perfdrill.engine.problems.grading import Grade, grade
 
 MAX_TRIES = 2
+NOTE_KEY = "#note"  # a reasoning note among an attempt's answers: never a part name
 
 
 def _try(attempt: Attempt) -> Try:
@@ -38,6 +39,18 @@ class Outcome:
         return self.rating is None
 
 
+def resume_point(stored: StoredSession) -> tuple[int, Attempt | None]:
+    """The position a stored session goes on from, and the wrong first try whose second try is
+    still owed there (None: a new question). The stored position moves on when a question is
+    over (next, or its answers shown); the attempts say what was graded after that."""
+    last = stored.attempts[-1] if stored.attempts else None
+    if last is None or last.position < stored.position:
+        return stored.position, None
+    if last.try_number == 1 and last.score < 1 and not stored.plan.interview:  # an interview asks once
+        return last.position, last
+    return last.position + 1, None
+
+
 @dataclass
 class SessionState:
     practice: Practice
@@ -48,14 +61,20 @@ class SessionState:
     retries: int = 0  # fresh variants asked for so far, so each retry gets a new seed
     attempts: list[Attempt] = field(default_factory=list)
     first_try: Attempt | None = None  # the current question's wrong first try, while a second may follow
+    first_try_reviewed: bool = False  # that try's question was already reviewed (quit on its feedback)
 
     @classmethod
     def resume(
         cls, stored: StoredSession, practice: Practice, store: ProgressStore, clock: Callable[[], float]
     ) -> SessionState:
-        answered = any(attempt.position == stored.position for attempt in stored.attempts)
-        position = stored.position + 1 if answered else stored.position  # left on its feedback
-        return cls(practice, store, stored.id, clock, position, attempts=list(stored.attempts))
+        """Exactly where `stored` stopped: a question already graded is never graded again as a
+        first try, and a second try still owed is offered as a second try."""
+        position, pending = resume_point(stored)
+        state = cls(practice, store, stored.id, clock, position, attempts=list(stored.attempts))
+        if pending is not None:
+            state.first_try = pending
+            state.first_try_reviewed = store.reviewed_since_last_try(stored.id, pending.question)
+        return state
 
     @property
     def total(self) -> int | None:
@@ -83,10 +102,15 @@ class SessionState:
         self.retries += 1
         return self.practice.fresh_variant(problem, self.retries)
 
-    def grade(self, problem: Problem, answers: Mapping[str, str], hints: int, started: float) -> Outcome:
+    def grade(
+        self, problem: Problem, answers: Mapping[str, str], hints: int, started: float, note: str = ""
+    ) -> Outcome:
         """Grade one try; the caller has already checked every answer parses. A wrong first try
-        leaves the question open for a second try at the same numbers."""
+        leaves the question open for a second try at the same numbers, except in an interview,
+        where each question is asked once. A reasoning `note` is saved with the answers."""
         result = grade(problem, answers)
+        if note.strip():
+            answers = {**answers, NOTE_KEY: note.strip()}
         seconds = max(0.0, self.clock() - started)
         first = self.first_try
         if first is not None and (first.question, first.seed) != (problem.id, problem.seed):
@@ -101,7 +125,7 @@ class SessionState:
             plan=self.practice.plan,
             try_number=2 if first is not None else 1,
         )
-        if first is None and result.score < 1:
+        if first is None and result.score < 1 and not self.practice.plan.interview:
             return Outcome(result, attempt, None)
         rating = rating_for(_try(first), _try(attempt)) if first is not None else rating_for(_try(attempt))
         return Outcome(result, attempt, rating)
@@ -114,14 +138,23 @@ class SessionState:
     def save(self, outcome: Outcome) -> None:
         """One transaction per try, so a crash loses at most the try in flight; a PerfdrillError
         (a full disk) is the caller's to report, and the session goes on in memory."""
-        self.store.record_attempt(self.session_id, outcome.attempt, outcome.rating)
+        settled = outcome.attempt.try_number > 1 and self.first_try_reviewed  # reviewed at the quit
+        self.store.record_attempt(self.session_id, outcome.attempt, None if settled else outcome.rating)
+        if outcome.rating is not None:
+            self.first_try_reviewed = False
 
     def close_question(self) -> None:
         """The current question ends without another try (its answer shown, or the user moved
         on): a wrong first try is reviewed as forgotten."""
         first, self.first_try = self.first_try, None
-        if first is not None:
+        reviewed, self.first_try_reviewed = self.first_try_reviewed, False
+        if first is not None and not reviewed:
             self.store.record_review(first.question, rating_for(_try(first)), self.session_id)
+
+    def answers_shown(self) -> None:
+        """The current question is over: a resumed session goes on from the next one."""
+        self.close_question()
+        self.store.advance(self.session_id, self.position + 1)
 
     def advance(self) -> None:
         self.position += 1

@@ -13,7 +13,7 @@ from perfdrill.engine.problems.generation import variant_seed
 class SessionSummary:
     by_family: tuple[tuple[str, int, int, float], ...]  # family, first tries, right, mean score
     seconds: float
-    missed: tuple[Attempt, ...]  # per question, its last first try when that was not fully right
+    missed: tuple[Attempt, ...]  # every variant whose first try was not fully right, redone or not
     finished: bool  # False: ended early, and the session can be continued
 
     @property
@@ -36,13 +36,12 @@ def summarize(attempts: tuple[Attempt, ...], *, finished: bool = True) -> Sessio
     """Scores count first tries only: a second try teaches, but it is not what the user knew."""
     firsts = [attempt for attempt in attempts if attempt.try_number == 1]
     families: dict[str, list[Attempt]] = {}
-    last_at: dict[int, Attempt] = {}
     for attempt in firsts:
         families.setdefault(attempt.family, []).append(attempt)
-        last_at[attempt.position] = attempt
     by_family = tuple(
         (family, len(group), sum(a.score >= 1 for a in group), sum(a.score for a in group) / len(group))
         for family, group in sorted(families.items())
     )
-    missed = tuple(a for _, a in sorted(last_at.items()) if a.score < 1)
+    # Every miss the header counts: a fresh variant done right after (`r`) does not undo the miss.
+    missed = tuple(sorted((a for a in firsts if a.score < 1), key=lambda a: a.position))
     return SessionSummary(by_family, sum(a.seconds for a in attempts), missed, finished)

@@ -5,7 +5,14 @@ into a `Problem`, `parse_numeric`/`parse_choices` read what a person typed, `gra
 `check_paths` runs the same cycle over many seeds to test the templates themselves.
 """
 
-from perfdrill.engine.problems.answers import expected_form, letter, lettered, parse_choices, parse_numeric
+from perfdrill.engine.problems.answers import (
+    expected_form,
+    letter,
+    lettered,
+    parse_choices,
+    parse_numeric,
+    typed_figures,
+)
 from perfdrill.engine.problems.bank import Bank, builtin_root, load_bank, load_folders, template_folders
 from perfdrill.engine.problems.check import Finding, check_paths
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate, show_number, variant_seed
@@ -49,5 +56,6 @@ __all__ = [
     "scaffold",
     "show_number",
     "template_folders",
+    "typed_figures",
     "variant_seed",
 ]

@@ -37,6 +37,19 @@ def expected_form(part: ProblemPart) -> str:
     return f"a letter {letters} or its value" if valued else f"a letter {letters}, its number, or its text"
 
 
+_FIGURES = re.compile(r"\s*[+\-−]?([\d,_\u2009\u202f]*)(?:\.(\d*))?")
+MAX_ECHOED_FIGURES = 12
+
+
+def typed_figures(text: str) -> int:
+    """The significant figures of the number typed, so an answer is echoed as typed ("4.125"
+    reads 4.125, not 4.12); at least 3, at most MAX_ECHOED_FIGURES."""
+    match = _FIGURES.match(text)
+    whole, fraction = (match[1] or "", match[2] or "") if match else ("", "")
+    digits = (re.sub(r"\D", "", whole) + fraction).lstrip("0")
+    return min(max(3, len(digits)), MAX_ECHOED_FIGURES)
+
+
 def _unit_kind(unit: str) -> str:
     try:
         return base_unit_key(parse_unit(unit)) or unit
@@ -52,6 +65,9 @@ def parse_numeric(part: ProblemPart, text: str) -> float:
     try:
         value = parse_quantity(text, part.unit, what="answer")
     except PerfdrillError as exc:
+        labelled = _labelled_count(part, text)
+        if labelled is not None:
+            return labelled
         said = exc.message if "e.g." in exc.message else f"{exc.message}; expected {expected_form(part)}"
         raise AnswerFormatError(said) from None
     if not math.isfinite(value):
@@ -60,6 +76,24 @@ def parse_numeric(part: ProblemPart, text: str) -> float:
         said = f"answer {text.strip()!r} is negative, and this quantity cannot be"
         raise AnswerFormatError(f"{said}; expected {expected_form(part)}")
     return value
+
+
+_WORDS = re.compile(r"[A-Za-z]+")
+
+
+def _labelled_count(part: ProblemPart, text: str) -> float | None:
+    """A plain number followed by what the part asks to count: "4.5 bits" where the prompt asks
+    "How many bits …". Only words the prompt itself uses are taken, so no unit is guessed."""
+    if part.unit != "1":
+        return None
+    try:
+        value, label = split_number(text)
+    except PerfdrillError:
+        return None
+    words = [word.lower() for word in _WORDS.findall(label) if word.lower() != "per"]
+    asked = {word.lower() for word in _WORDS.findall(part.prompt)}
+    fits = bool(words) and _WORDS.sub("", label).strip(" /") == "" and set(words) <= asked
+    return value if fits else None
 
 
 # Longest choice answer read: several long labels fit, and grading stays in milliseconds.
@@ -113,6 +147,8 @@ def _one_choice(part: ProblemPart, token: str) -> str:
     elif re.fullmatch(r"[0-9]{1,3}", lowered) and 1 <= int(lowered) <= len(part.choices):
         return part.choices[int(lowered) - 1]
     exact = [c for c in part.choices if _normal(c) == lowered]
+    bare = lowered.removesuffix("bound").rstrip("-")  # "memory-bound" for the choice "memory"
+    exact = exact or [c for c in part.choices if lowered.endswith("bound") and _normal(c) == bare]
     if exact:
         return exact[0]
     starting = [c for c in part.choices if lowered and _normal(c).startswith(lowered)]

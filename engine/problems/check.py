@@ -1,7 +1,8 @@
 """`perfdrill check`: validate templates and self-test them over many seeds.
 
-For every seed: the expected answer must grade correct, the answer ×1.5 and ×0.5 incorrect, garbage
-invalid, and every mistake value must differ from the answer and from every other mistake. Over 50 or
+For every seed: the expected answer must grade correct, the answer ×1.5 and ×0.5 incorrect, and
+garbage invalid. (A slip within the answer's tolerance is not offered for that variant, and slips
+that share a value are named together, so neither is a finding.) Over 50 or
 more seeds, a choice part must not give one answer in more than 90% of variants (an answer that can
 be memorised is not earned) unless the part says why in `mostly_one_answer`; and every variant must
 keep the plausibility rules (plausibility.py). Each finding names the file, the field and the line.
@@ -12,7 +13,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from itertools import combinations
 from pathlib import Path
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError
@@ -29,8 +29,8 @@ from perfdrill.engine.problems.bank import (
 )
 from perfdrill.engine.problems.explanation import letter
 from perfdrill.engine.problems.families import FAMILY_FILE
-from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
-from perfdrill.engine.problems.grading import grade_part, within
+from perfdrill.engine.problems.generation import FollowUpNotApplicable, Problem, ProblemPart, generate
+from perfdrill.engine.problems.grading import grade_part
 from perfdrill.engine.problems.plausibility import broken_rules
 from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.templates import QUESTION_FILE, Template
@@ -85,6 +85,9 @@ def _sig_fig_values(low: float, high: float, sig_figs: int) -> int:
     return max(count, 1)
 
 
+FOLLOW_UP_SEEDS = 20  # variants each follow-up is tried on
+
+
 def self_test(
     template: Template, specs: SpecBook, seeds: int = 50, answers: dict[str, Counter[str]] | None = None
 ) -> list[Finding]:
@@ -125,7 +128,8 @@ def self_test(
         _located(template, field, message + details[field, message], seen)
         for (field, message), seen in failing.items()
     ]
-    return located + findings + _one_answer_findings(template, answers)
+    follow_ups = _follow_up_findings(template, specs, seeds)
+    return located + findings + _one_answer_findings(template, answers) + follow_ups
 
 
 def _located(template: Template, field: str | None, message: str, seeds: list[int]) -> Finding:
@@ -185,6 +189,30 @@ def _input_field(template: Template, name: str) -> str | None:
     return "scenario" if template.scenario else None
 
 
+def _follow_up_findings(template: Template, specs: SpecBook, seeds: int) -> list[Finding]:
+    """A follow-up no variant can take (it changes nothing, or always breaks a constraint) would
+    never be asked: say so. Its parts must also grade their own answers."""
+    findings = []
+    for index, follow_up in enumerate(template.follow_ups):
+        where = (template.file, template.line("follow_ups", index) or 1, f"follow_ups[{index}]")
+        taken = 0
+        for seed in range(min(seeds, FOLLOW_UP_SEEDS)):
+            try:
+                problem = generate(template, seed, specs, follow_up)
+            except FollowUpNotApplicable:
+                continue
+            except PerfdrillError as exc:
+                return [Finding(*where, f"seed {seed}: {exc.message}")]
+            taken += 1
+            findings += [
+                Finding(*where, f"seed {seed}: parts.{name}: {said}" + (f" ({detail})" if detail else ""))
+                for name, said, detail in _part_problems(problem)
+            ]
+        if not taken:
+            findings.append(Finding(*where, f"applies to none of {min(seeds, FOLLOW_UP_SEEDS)} variants"))
+    return findings
+
+
 def _one_answer_findings(template: Template, answers: dict[str, Counter[str]]) -> list[Finding]:
     findings = []
     for part in template.parts:
@@ -240,14 +268,6 @@ def _numeric_problems(part: ProblemPart) -> list[tuple[str, str]]:
         unit = "" if part.unit == "1" else f" {part.unit}"  # "3.0", not "3.0 1": two numbers
         if grade_part(part, f"{part.value * times!r}{unit}").status != "incorrect":
             problems.append((f"the answer ×{times} does not grade incorrect", ""))
-    for mistake, value in part.mistakes:
-        if within(value, part.value, part.tolerance):
-            problems.append(
-                (f"mistake {mistake!r} gives the right answer here, so it cannot be diagnosed", "")
-            )
-    for (first, a), (second, b) in combinations(part.mistakes, 2):
-        if within(a, b, part.tolerance) or within(b, a, part.tolerance):
-            problems.append((f"mistakes {first!r} and {second!r} give the same value", ""))
     return problems
 
 

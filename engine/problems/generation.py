@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import math
 from collections import Counter
@@ -20,6 +21,7 @@ from perfdrill.engine.problems.answer_units import answer_factor, check_input_un
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
 from perfdrill.engine.problems.explanation import Explanation, explain
 from perfdrill.engine.problems.expressions import describe
+from perfdrill.engine.problems.follow_ups import FollowUp
 from perfdrill.engine.problems.insight import insights
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from perfdrill.engine.problems.prompts import context, render
@@ -119,6 +121,19 @@ def show_number(value: float, unit: str, *, exact: bool = False, digits: int = 3
     return format_in_unit(value, unit, digits=digits, exact=exact)
 
 
+def within(value: float, target: float, tolerance: tuple[str, float]) -> bool:
+    """Whether `value` grades as `target` under a part's tolerance."""
+    kind, amount = tolerance
+    if kind == "absolute":  # with the same floating-point slack as the others: 1.1k is 1,100
+        return abs(value - target) <= amount + 1e-9 * abs(target)
+    if kind == "sig_figs":
+        if target == 0:
+            return value == 0
+        half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(target))) - int(amount) + 1)
+        return abs(value - target) <= half_unit * (1 + 1e-9)
+    return abs(value - target) <= amount * abs(target) * (1 + 1e-9)
+
+
 def variant_seed(set_seed: int, index: int) -> int:
     """The seed of problem `index` of a set: spread out, but short enough to type back."""
     digest = hashlib.sha256(f"set#{set_seed}#{index}".encode()).digest()
@@ -130,36 +145,44 @@ def _located(template: Template, field: str, line: int | None, exc: Exception) -
     return TemplateError(message, file=template.file, line=line, field=field)
 
 
-def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
-    """Parameters for `seed` that meet every constraint, by bounded rejection sampling."""
+def _checked(template: Template, params: dict[str, Any], specs: SpecBook) -> tuple[Variant, int | None]:
+    """The variant of `params`, its shown values derived, and the first constraint it breaks."""
+    scales = derived_scales(template)
+    inputs = scenario_inputs(template, params, specs)
+    variant = Variant(template, params, inputs)
+    for derived in template.derived:
+        try:
+            unit = derived.unit or derived.value.unit or INPUTS.get(derived.name, ("1",))[0]  # as shown
+            shown = as_shown(float(variant.evaluate(derived.value)), unit, derived.sig_figs)
+            inputs[derived.name] = shown * scales.get(derived.name, 1.0)
+        except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
+            raise _located(template, f"derived.{derived.name}", derived.line, exc) from None
+        variant = Variant(template, params, inputs)
+    for index, (constraint, line) in enumerate(template.constraints):
+        try:
+            met = bool(variant.evaluate(constraint))
+        except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
+            raise _located(template, f"constraints[{index}]", line, exc) from None
+        if not met:
+            return variant, index
+    return variant, None
+
+
+def draw_variant(
+    template: Template, seed: int, specs: SpecBook, follow_up: FollowUp | None = None
+) -> Variant:
+    """Parameters for `seed` that meet every constraint, by bounded rejection sampling; with a
+    `follow_up`, that same draw after its change (FollowUpNotApplicable where the change breaks
+    a constraint or changes nothing)."""
     rng = rng_for(template.id, seed)
     failures: Counter[int] = Counter()
     parameter_scales(template)  # a unit the engine cannot read fails here, at its own line
-    scales = derived_scales(template)
     check_input_units(template)  # a parameter in ms feeding a size fails here, at its own line
     for _ in range(MAX_DRAWS):
         params = {parameter.name: draw(parameter, rng, specs, template) for parameter in template.parameters}
-        inputs = scenario_inputs(template, params, specs)
-        variant = Variant(template, params, inputs)
-        for derived in template.derived:
-            try:
-                unit = derived.unit or derived.value.unit or INPUTS.get(derived.name, ("1",))[0]  # as shown
-                shown = as_shown(float(variant.evaluate(derived.value)), unit, derived.sig_figs)
-                inputs[derived.name] = shown * scales.get(derived.name, 1.0)
-            except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
-                raise _located(template, f"derived.{derived.name}", derived.line, exc) from None
-            variant = Variant(template, params, inputs)
-        failed = None
-        for index, (constraint, line) in enumerate(template.constraints):
-            try:
-                met = bool(variant.evaluate(constraint))
-            except (PerfdrillError, ArithmeticError, TypeError, ValueError) as exc:
-                raise _located(template, f"constraints[{index}]", line, exc) from None
-            if not met:
-                failed = index
-                break
+        variant, failed = _checked(template, params, specs)
         if failed is None:
-            return variant
+            return variant if follow_up is None else _followed(template, params, specs, follow_up)
         failures[failed] += 1
     index = failures.most_common(1)[0][0]
     constraint, line = template.constraints[index]
@@ -171,6 +194,21 @@ def draw_variant(template: Template, seed: int, specs: SpecBook) -> Variant:
     )
 
 
+class FollowUpNotApplicable(TemplateError):
+    """This variant cannot take the follow-up: an interview asks another question instead."""
+
+
+def _followed(template: Template, params: dict[str, Any], specs: SpecBook, follow_up: FollowUp) -> Variant:
+    changed = follow_up.changed(params)
+    if changed is None:
+        raise FollowUpNotApplicable(f"{follow_up.say!r} changes nothing here", file=template.file)
+    variant, failed = _checked(template, changed, specs)
+    if failed is not None:
+        text = template.constraints[failed][0].text
+        raise FollowUpNotApplicable(f"{follow_up.say!r} breaks {text!r} here", file=template.file)
+    return variant
+
+
 def display_units(template: Template) -> dict[str, str]:
     """The unit each parameter and derived value is shown in, where the template gives one."""
     written = ((d.name, d.unit or d.value.unit) for d in template.derived)  # "2 ms" is in s
@@ -178,11 +216,17 @@ def display_units(template: Template) -> dict[str, str]:
     return units | {p.name: p.unit for p in template.parameters if p.unit}
 
 
-def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
-    variant = draw_variant(template, seed, specs)
+def generate(template: Template, seed: int, specs: SpecBook, follow_up: FollowUp | None = None) -> Problem:
+    """The variant `seed` of `template`; with a `follow_up`, that variant after its change,
+    asking only the parts the follow-up names."""
+    variant = draw_variant(template, seed, specs, follow_up)
     text_context = context(variant, display_units(template))
     prompt = tie_units(render(template.prompt, text_context, file=template.prompt_file, field="prompt"))
-    parts = tuple(_part(template, part, variant, text_context) for part in template.parts)
+    asked = template.parts
+    if follow_up is not None:  # the interviewer's line first, then the scenario as it now is
+        prompt = f"**{follow_up.say}**\n\n{prompt}"
+        asked = tuple(part for part in template.parts if not follow_up.ask or part.name in follow_up.ask)
+    parts = tuple(_part(template, part, variant, text_context) for part in asked)
     hints = tuple(
         tie_units(
             render(
@@ -210,6 +254,8 @@ def generate(template: Template, seed: int, specs: SpecBook) -> Problem:
                 )
             )
         )
+    if follow_up is not None:  # what the problem asks, and so what its explanation works out
+        template = dataclasses.replace(template, parts=asked)
     return Problem(
         template=template,
         seed=seed,
@@ -254,9 +300,14 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
                     f"the answer is {value} for this draw", file=template.file, line=part.line, field=field
                 )
             slipped = ((m, mistake_value(variant, part.answer, CATALOGUE[m])) for m in part.mistakes)
-            mistakes = tuple((m, slip * factor) for m, slip in slipped if slip is not None)
             exact = exact_count(template, part, variant, factor)
             tolerance = EXACT if exact else part.tolerance
+            # A slip that lands within the tolerance of the answer cannot be told from it here.
+            mistakes = tuple(
+                (m, slip * factor)
+                for m, slip in slipped
+                if slip is not None and not within(slip * factor, value, tolerance)
+            )
             unit = unit_shown(part.unit) or part.unit  # µs, never us
             whole = len(part.answer.names) == 1 and isinstance(part.answer.tree, ast.Name | ast.Attribute)
             whole = whole and factor == 1 and is_whole(template.workload, next(iter(part.answer.names))[1])

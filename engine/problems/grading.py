@@ -11,7 +11,7 @@ from typing import Any
 
 from perfdrill.engine.errors import AnswerFormatError
 from perfdrill.engine.problems.answers import parse_choices, parse_numeric
-from perfdrill.engine.problems.generation import Problem, ProblemPart
+from perfdrill.engine.problems.generation import Problem, ProblemPart, within
 from perfdrill.engine.problems.mistakes import CATALOGUE
 
 
@@ -42,18 +42,6 @@ class Grade:
 
     def as_json(self) -> dict[str, Any]:
         return {"score": self.score, "parts": {name: g.as_json() for name, g in self.parts.items()}}
-
-
-def within(value: float, target: float, tolerance: tuple[str, float]) -> bool:
-    kind, amount = tolerance
-    if kind == "absolute":  # with the same floating-point slack as the others: 1.1k is 1,100
-        return abs(value - target) <= amount + 1e-9 * abs(target)
-    if kind == "sig_figs":
-        if target == 0:
-            return value == 0
-        half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(target))) - int(amount) + 1)
-        return abs(value - target) <= half_unit * (1 + 1e-9)
-    return abs(value - target) <= amount * abs(target) * (1 + 1e-9)
 
 
 def tolerance_text(tolerance: tuple[str, float]) -> str:
@@ -113,11 +101,42 @@ def _grade_numeric(part: ProblemPart, value: float) -> PartGrade:
         why = part.exact.why_not(value, part.value)
         feedback = f"{why[0].upper()}{why[1:]}. A count like this is graded exactly."
         return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback)
-    ratio = abs(value / part.value) if part.value else math.inf
-    direction = "too high" if value > part.value else "too low"
-    size = " by more than 10×" if ratio >= 10 or ratio <= 0.1 else ""
-    feedback = f"Not within {tolerance_text(part.tolerance)}: {direction}{size}."
+    feedback = f"Not within {tolerance_text(part.tolerance)}: {how_far(value, part.value)}."
     return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback)
+
+
+# A factor of a power of ten that names a slip of its own, by the power and the direction.
+_POWER_SLIPS = {
+    (2, "low"): "a fraction for a percent?",
+    (2, "high"): "a percent for a fraction?",
+    (3, "low"): "a prefix slip (µs for ms, k for M)?",
+    (3, "high"): "a prefix slip (ms for µs, M for k)?",
+    (9, "high"): "a plain count where giga- is asked?",
+    (12, "high"): "a plain count where tera- is asked?",
+}
+
+
+def how_far(value: float, target: float) -> str:
+    """How far off an answer no catalogued slip explains is: "2.0× low", "12% high", or "100×
+    low: a fraction for a percent?" for a factor that is a power of ten."""
+    if target == 0 or value == 0 or (value > 0) != (target > 0):
+        return "too high" if value > target else "too low"
+    ratio = value / target
+    direction = "high" if ratio > 1 else "low"
+    factor = max(ratio, 1 / ratio)
+    if factor < 1.5:
+        return f"{abs(ratio - 1):.0%} {direction}"
+    if factor < 10:
+        return f"{factor:.1f}× {direction}"
+    power = round(math.log10(factor))
+    if abs(math.log10(factor) - power) < 0.02:  # within 5% of a power of ten
+        slip = _POWER_SLIPS.get((power, direction))
+        shown = f"{10**power:,}×" if power <= 6 else f"10^{power}×"
+        return f"{shown} {direction}" + (f": {slip}" if slip else "")
+    if factor < 1e6:  # two figures: "72× high", "2,000× low"
+        return f"{round(factor, 1 - math.floor(math.log10(factor))):,.0f}× {direction}"
+    mantissa, exponent = f"{factor:.1e}".split("e")
+    return f"{mantissa}·10^{int(exponent)}× {direction}"
 
 
 def _grade_choices(part: ProblemPart, picked: tuple[str, ...]) -> PartGrade:

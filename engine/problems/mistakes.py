@@ -505,6 +505,64 @@ CATALOGUE: dict[str, Mistake] = {
             verify_runtime="runtime",
             verify_slowdown="1",
         ),
+        # Issue 24: slips a candidate made on purpose that the catalogue did not name.
+        _m(
+            "kv-16-bit-for-8-bit",
+            "Used 2 bytes per element for an 8-bit KV cache",
+            "An fp8 or int8 cache stores 1 byte per K or V element, half of bf16's 2.",
+            kv_bytes_per_element="2 if kv_bytes_per_element < 2 else kv_bytes_per_element",
+        ),
+        _m(
+            "weights-16-bit-for-8-bit",
+            "Used bf16's 2 bytes for low-precision weights",
+            "int8 and fp8 weights take 1 byte per parameter, fp4 half a byte: the weight reads shrink "
+            "with them.",
+            weight_bytes_per_param="2 if weight_bytes_per_param < 2 else weight_bytes_per_param",
+        ),
+        _m(
+            "ring-whole-buffer-per-step",
+            "Sent the whole buffer at every ring step",
+            "A ring splits the buffer into N chunks: each of the 2(N − 1) steps sends one chunk, S/N, not S.",
+            ring_pass_time="ring_pass_time * participants",
+        ),
+        _m(
+            "mfu-forgotten",
+            "Left out the MFU",
+            "Real kernels reach only a fraction of the peak: divide the FLOPs by MFU × peak, not by "
+            "the peak.",
+            mfu="1",
+        ),
+        _m(
+            "one-chip-memory",
+            "Counted one chip's memory, not all the chips'",
+            "The model is spread over every chip, and so is the memory left for the cache: chips × capacity.",
+            # Only where one chip would hold the weights: a negative free memory is no one's answer.
+            system_memory="memory_capacity if memory_capacity > weight_bytes else system_memory",
+        ),
+        _m(
+            "shared-expert-left-out",
+            "Left out the shared experts",
+            "Every token also goes through the always-on shared experts, beside its top-k routed ones.",
+            active_params="active_params - moe_layers * shared_experts * mlp_params_per_expert",
+        ),
+        _m(
+            "percent-as-fraction",
+            "Typed a fraction for a percent",
+            "The part asks for a percent: 0.198 as a fraction is 19.8%.",
+            answer="answer / 100",
+        ),
+        _m(
+            "base-unit-for-tera",
+            "Typed the count in base units where tera- is asked",
+            "A plain number is read in the unit shown next to the part: 1.33e13 FLOP is 13.3 TFLOP.",
+            answer="answer * 1e12",
+        ),
+        _m(
+            "prefix-copies-all",
+            "Counted every request's copy as saved",
+            "With the prefix cached once, one copy stays: batch requests save batch − 1 copies, not batch.",
+            prefix_kv_bytes_saved="prefix_kv_bytes_saved * batch / (batch - 1)",
+        ),
         # Issue 13, bank shape: prefill attention over a long prompt
         _m(
             "causal-full-square",

@@ -229,6 +229,22 @@ class PartFields(Declared):
     ) = UNSET
 
 
+class FollowUpFields(Declared):
+    """An interview follow-up: the question again after one change to its drawn scenario, as an
+    interviewer would say it ("The batch doubles."), asking the parts the change moves."""
+
+    say: Annotated[str, Meta(min_length=1, description="the interviewer's line, e.g. 'The batch doubles.'")]
+    set: Annotated[
+        dict[Name, str | int | float],
+        Meta(description="choice or range parameters and their new values, e.g. {kv_dtype: fp8}"),
+    ] = {}
+    times: Annotated[
+        dict[Name, PositiveNumber],
+        Meta(description="numeric parameters and the factor they are multiplied by, e.g. {batch: 2}"),
+    ] = {}
+    ask: Annotated[list[Name], Meta(description="the parts asked again; none given: every part")] = []
+
+
 class FamilyFile(Declared, kw_only=True):
     """A family a template root declares (family.yaml in the family's folder)."""
 
@@ -255,3 +271,6 @@ class QuestionFile(Declared, kw_only=True):  # fields in the order a file reads
     parts: Annotated[list[PartFields], Meta(min_length=1)]
     hints: list[str] = []
     insight: str = ""
+    follow_ups: Annotated[
+        list[FollowUpFields], Meta(description="interview follow-ups: one change each (docs/authoring.md)")
+    ] = []

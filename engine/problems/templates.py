@@ -20,6 +20,7 @@ from msgspec import UNSET
 from perfdrill.engine.errors import PerfdrillError, TemplateError
 from perfdrill.engine.problems.expressions import Expression, parse_expression
 from perfdrill.engine.problems.families import Family, families_for, shown_path
+from perfdrill.engine.problems.follow_ups import FollowUp, follow_ups
 from perfdrill.engine.problems.quantities import quantity_literal
 from perfdrill.engine.problems.question_file import DIFFICULTIES as DIFFICULTIES  # re-exported
 from perfdrill.engine.problems.question_file import FAMILIES as FAMILIES  # re-exported
@@ -118,6 +119,7 @@ class Template:
     # name -> the chip, model or dtypes a scenario runs with instead ({"model": "draft"})
     scenario_specs: dict[str, dict[str, str]] = field(default_factory=dict)
     where: Where | None = None
+    follow_ups: tuple[FollowUp, ...] = ()  # interview follow-ups (follow_ups.py)
 
     def line_of(self, key: str) -> int | None:
         return self.lines.get(key)
@@ -200,6 +202,9 @@ def load_template(
         family_info=families[question.family],
         scenario_specs=specs,
         where=where,
+        follow_ups=follow_ups(
+            question.follow_ups, {p.name: p.kind for p in parameters}, [p.name for p in question.parts], where
+        ),
     )
     check_names(template, where)
     return template

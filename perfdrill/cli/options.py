@@ -17,10 +17,14 @@ def add_specs_option(parser: Any) -> None:
     )
 
 
-def add_set_options(parser: Any, what: str) -> None:
-    """How many questions, from which families and difficulty, with which seed."""
+def add_set_options(parser: Any, what: str, *, fresh_seed: bool = False) -> None:
+    """How many questions, from which families and difficulty, with which seed. `fresh_seed`:
+    no --seed means a new seed each time (practice), not the same set every day."""
     parser.add_argument("--count", type=int, default=10, help=f"number of {what} (default 10)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
+    if fresh_seed:
+        parser.add_argument("--seed", type=int, help="seed of the set (default: a fresh one, printed)")
+    else:
+        parser.add_argument("--seed", type=int, default=0, help="seed of the set (default 0)")
     parser.add_argument(  # any family the bank holds: built-in, or declared by your templates
         "--family",
         action="append",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import signal
 import sys
 import time
@@ -29,6 +30,7 @@ from perfdrill.engine.practice import (
     question_items,
     review_queue,
 )
+from perfdrill.engine.practice.interview import scorecard
 from perfdrill.engine.problems import DIFFICULTIES, FAMILIES, load_bank
 
 WEEKS = 4
@@ -36,7 +38,7 @@ WEEKS = 4
 
 def register(commands: Any) -> None:
     practice = commands.add_parser("practice", help="practise in the terminal (what bare `perfdrill` does)")
-    add_set_options(practice, "questions in the session")
+    add_set_options(practice, "questions in the session", fresh_seed=True)
     practice.set_defaults(count=None)  # 10, or with --question one round of the named questions
     practice.add_argument("--endless", action="store_true", help="keep asking until you stop")
     add_restriction_options(practice)
@@ -57,6 +59,14 @@ def register(commands: Any) -> None:
     add_questions_option(review)
     add_specs_option(review)
     review.set_defaults(handler=run_review)
+
+    interview = commands.add_parser(
+        "interview", help="a timed mock interview: one scenario, 5-8 chained questions, a scorecard"
+    )
+    interview.add_argument("--seed", type=int, help="the interview's seed (default: a fresh one, printed)")
+    add_questions_option(interview)
+    add_specs_option(interview)
+    interview.set_defaults(handler=run_interview)
 
     stats = commands.add_parser("stats", help="mastery, what is due, streaks and accuracy by family")
     stats.add_argument("--json", action="store_true", help="machine-readable output")
@@ -91,6 +101,9 @@ def run_practice(args: argparse.Namespace) -> int:
         raise UsageError("--count must be between 1 and 1000")
     if args.endless and args.question:
         raise UsageError("--question asks a fixed number of variants: give --count, not --endless")
+    if args.seed is None:  # a new set each time; printed, so the same set can be asked for again
+        args.seed = secrets.randbelow(1_000_000)
+        print(f"perfdrill: seed {args.seed} (--seed {args.seed} asks the same questions again)")
     plan = Plan(
         families=tuple(args.family),
         difficulty=args.difficulty,
@@ -104,7 +117,8 @@ def run_practice(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    # setting -> (option, value given, smallest allowed); settings given are saved, not practised
+    # setting -> (option, value given, smallest allowed); settings given are saved, then today's
+    # queue starts under them (in a terminal)
     settings = {
         "new_per_day": ("--new-per-day", args.new_per_day, 0),
         "mastery_after": ("--mastery", args.mastery, 1),
@@ -119,21 +133,37 @@ def run_review(args: argparse.Namespace) -> int:
             store.set_setting(key, value)
         store.close()
         print("saved: " + ", ".join(f"{option} {value}" for option, value in given.values()))
-        return 0
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return 0  # a script setting them: saved is all it asked for
     _needs_terminal()
     return _run_app(ProgressStore(), args, review=True)
+
+
+def run_interview(args: argparse.Namespace) -> int:
+    _needs_terminal()
+    if args.seed is None:
+        args.seed = secrets.randbelow(1_000_000)
+        print(f"perfdrill: interview seed {args.seed} (--seed {args.seed} asks the same interview again)")
+    return _run_app(ProgressStore(), args, interview=True, interview_seed=args.seed)
 
 
 def _when(timestamp: float | None) -> str | None:
     return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds") if timestamp else None
 
 
-def stats_json(report: ProgressReport, families: list[FamilyStats], due: list[str], new: list[str]) -> str:
+def stats_json(
+    report: ProgressReport,
+    families: list[FamilyStats],
+    due: list[str],
+    new: list[str],
+    interviews: list[dict[str, Any]],
+) -> str:
     data = asdict(report)
     for template in data["templates"]:
         template["due"] = _when(template["due"])
     data["families"] = [asdict(row) for row in families]
     data["queue"] = {"due": due, "new": new}
+    data["interviews"] = interviews
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
@@ -184,6 +214,11 @@ def run_stats(args: argparse.Namespace) -> int:
     try:
         history, cards, families = store.history(), store.cards(), store.family_stats()
         mastery_after, new_per_day = store.setting("mastery_after"), store.setting("new_per_day")
+        interviews = [
+            {"session": s.id, **scorecard(s.plan, s.attempts).as_json()}
+            for s in store.sessions()
+            if s.plan.interview and s.attempts
+        ]
     finally:
         store.close()
     templates = list(load_bank(args.questions).templates.values())
@@ -191,7 +226,7 @@ def run_stats(args: argparse.Namespace) -> int:
     report = progress_report(history, cards, templates, now=now, mastery_after=mastery_after)
     queue = review_queue(cards, templates, now=now, new_per_day=new_per_day)
     if args.json:
-        print(stats_json(report, families, list(queue.due), list(queue.new)))
+        print(stats_json(report, families, list(queue.due), list(queue.new), interviews))
         return 0
     if not history:
         print(f"No practice history yet ({store.path}). Run `perfdrill` to start.")

@@ -14,7 +14,7 @@ from textual.widgets import Footer, Static
 
 from perfdrill.engine.output import explanation_lines
 from perfdrill.engine.practice import Outcome
-from perfdrill.engine.problems import CATALOGUE, Grade, Problem, letter
+from perfdrill.engine.problems import CATALOGUE, Grade, PartGrade, Problem, letter
 from perfdrill.tui.messages import FreshVariant, NextQuestion, Revealed, TryAgain
 from perfdrill.tui.screens.confirm import ask_to_end
 from perfdrill.tui.widgets import RooflineChart, TitleBar, read_answer
@@ -34,8 +34,9 @@ def results_table(problem: Problem, grade: Grade, answers: dict[str, str], *, re
         result = grade.parts[part.name]
         status, style = _STATUS.get(result.status, ("– skipped", "yellow"))
         verdict = Text(status, style=style)
-        if result.mistake:
-            verdict.append(f"\n{CATALOGUE[result.mistake].title}", style="italic")
+        named = _named(result)
+        if named:  # several slips giving this value are all named: naming one would mislead
+            verdict.append("\n" + "\nor ".join(CATALOGUE[m].title for m in named), style="italic")
         elif result.status == "incorrect":
             verdict.append(f"\n{result.feedback}", style="dim")
         prompt = part.prompt if len(part.prompt) <= 60 else part.prompt[:57] + "…"
@@ -44,6 +45,27 @@ def results_table(problem: Problem, grade: Grade, answers: dict[str, str], *, re
             f"({letter(index)}) {prompt}", read_answer(part, answers[part.name]), *expected, verdict
         )
     return table
+
+
+def _named(result: PartGrade) -> tuple[str, ...]:
+    return (result.mistake,) if result.mistake else result.mistakes
+
+
+def mistake_paragraphs(problem: Problem, grade: Grade) -> list[Text]:
+    """One paragraph per named mistake, with the parts it explains: a slip made in two parts
+    is explained once."""
+    parts: dict[str, list[str]] = {}
+    for index, part in enumerate(problem.parts):
+        for mistake in _named(grade.parts[part.name]):
+            parts.setdefault(mistake, []).append(f"({letter(index)})")
+    return [
+        Text.assemble(
+            (f"Likely mistake {', '.join(where)}: ", "bold"),
+            (f"{CATALOGUE[mistake].title}. ", "italic"),
+            CATALOGUE[mistake].explanation,
+        )
+        for mistake, where in parts.items()
+    ]
 
 
 class FeedbackScreen(Screen[None]):
@@ -59,10 +81,19 @@ class FeedbackScreen(Screen[None]):
     AUTO_FOCUS = "#feedback"
 
     def __init__(
-        self, problem: Problem, outcome: Outcome, progress: str, *, scored: float, hints: int
+        self,
+        problem: Problem,
+        outcome: Outcome,
+        progress: str,
+        *,
+        scored: float,
+        hints: int,
+        interview: bool = False,
     ) -> None:
-        """`scored` is the first try's score, the one that counts, even on a second try."""
+        """`scored` is the first try's score, the one that counts, even on a second try. An
+        `interview` question is asked once and never swapped for a fresh variant."""
         super().__init__(classes="session")
+        self.interview = interview
         self.problem = problem
         self.outcome = outcome
         self.grade = outcome.grade
@@ -75,7 +106,9 @@ class FeedbackScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("try_again", "show_answer"):
             return not self.revealed
-        if action in ("retry", "explanation"):
+        if action == "retry":
+            return self.revealed and not self.interview
+        if action == "explanation":
             return self.revealed
         return True
 
@@ -99,18 +132,8 @@ class FeedbackScreen(Screen[None]):
             yield Static(
                 results_table(self.problem, grade, self.answers, revealed=self.revealed), id="results"
             )
-            for name, result in grade.parts.items():
-                if result.mistake:
-                    mistake = CATALOGUE[result.mistake]
-                    yield Static(
-                        Text.assemble(
-                            ("Likely mistake: ", "bold"),
-                            (f"{mistake.title}. ", "italic"),
-                            mistake.explanation,
-                        ),
-                        classes="mistake",
-                        name=name,
-                    )
+            for paragraph in mistake_paragraphs(self.problem, grade):
+                yield Static(paragraph, classes="mistake")
             if self.revealed:
                 if self.problem.roofline is not None:
                     yield RooflineChart(self.problem.roofline)

@@ -26,10 +26,12 @@ HELP = """\
 | `R` | summary | practise the missed questions again |
 | `Ctrl+E` | start, progress | review what is due today, then new templates |
 | `Ctrl+P` | start | progress: mastery, what is due, streaks |
+| `Ctrl+O` | start | a mock interview: one scenario, timed, no hints, a scorecard |
 | `Esc` | anywhere | close what is open (specs, explanation, help), else back one step |
+| | start screen | quitting asks first |
 | | question, feedback | ending the session asks first; it can be continued later |
 | `Ctrl+Q` | anywhere | quit; the session can be continued from the start screen |
-| `?` / `F1` | anywhere (`F1` in an answer field) | this help |
+| `?` / `F1` | anywhere, answer fields included (`?` is never part of an answer) | this help |
 
 ## Typing answers
 

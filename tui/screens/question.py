@@ -6,7 +6,8 @@ prompt away. A second try opens with the first try's answers, each marked right 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from rich.markdown import Markdown
 from rich.text import Text
@@ -18,10 +19,21 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
+from perfdrill.engine.practice.interview import clock_text
 from perfdrill.engine.problems import Problem, letter
 from perfdrill.tui.messages import SpecsToggled, Submitted
 from perfdrill.tui.screens.confirm import ask_to_end
 from perfdrill.tui.widgets import PartInput, SpecPanel, TitleBar
+
+
+@dataclass(frozen=True)
+class Timing:
+    """An interview question's clock: its target, the time the interview took before it, and
+    the clock both are read on."""
+
+    target: float
+    before: float
+    clock: Callable[[], float]
 
 
 class QuestionScreen(Screen[None]):
@@ -43,9 +55,12 @@ class QuestionScreen(Screen[None]):
         show_specs: bool,
         first_try: Mapping[str, tuple[str, bool]] | None = None,
         hints_shown: int = 0,
+        timing: Timing | None = None,
     ) -> None:
-        """`first_try` (part -> (answer, right)) makes this the second try at the same numbers."""
+        """`first_try` (part -> (answer, right)) makes this the second try at the same numbers;
+        `timing` makes it an interview question: a clock, no hints, a reasoning note."""
         super().__init__(classes="session")
+        self.timing = timing
         self.problem = problem
         self.progress = progress
         self.reference = reference
@@ -58,7 +73,7 @@ class QuestionScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         template = self.problem.template
         yield TitleBar()
-        with Horizontal():
+        with Horizontal(id="question-body"):
             with VerticalScroll(id="question"):
                 yield Static(
                     Text.assemble(
@@ -84,18 +99,49 @@ class QuestionScreen(Screen[None]):
                 for index, part in enumerate(self.problem.parts):
                     answer, right = self.first_try.get(part.name, ("", None))
                     yield PartInput(index, part, answer, right)
+                if self.timing is not None:
+                    yield Static(
+                        Text("Your reasoning (optional, saved with the answer):", style="bold"),
+                        classes="part-prompt",
+                    )
+                    yield Input(placeholder="e.g. decode reads every weight once per step", id="reasoning")
                 yield Static("", id="hints")
             panel = SpecPanel(self.problem)
             panel.display = self.show_specs
             yield panel
+        if self.timing is not None:
+            yield Static("", id="clock")
         yield Static("", id="not-submitted")
         yield Footer()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "hint" and self.timing is not None)  # an interview gives no hints
+
     def on_mount(self) -> None:
+        if self.timing is not None:
+            self.tick()
+            self.set_interval(1.0, self.tick)
         for _ in range(self._hints_at_start):
             self._show_next_hint()
         fields = [w for w in self.query(PartInput) if w.was_right is not True] or list(self.query(PartInput))
         fields[0].query_one(Input).focus(scroll_visible=False)
+        if self.first_try:  # the prompt was read at the first try: the field to fix comes into view
+            self.call_after_refresh(fields[0].show_field)
+
+    def tick(self) -> None:
+        """The interview clock: this question against its target, and the interview so far."""
+        timing = self.timing
+        assert timing is not None
+        spent = max(0.0, timing.clock() - self.started)
+        over = spent > timing.target
+        text = Text.assemble(
+            ("⏱ ", "bold"),
+            (clock_text(spent), "bold red" if over else "bold"),
+            f" of {clock_text(timing.target)} for this question",
+            (" · over the target" if over else "", "red"),
+            f" · interview {clock_text(timing.before + spent)} · no hints",
+        )
+        self.query_one("#clock", Static).update(text)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         inputs = list(self.query(Input))
@@ -106,7 +152,9 @@ class QuestionScreen(Screen[None]):
             self.action_submit()
 
     def on_part_input_checked(self) -> None:
-        self.query_one("#not-submitted", Static).update("")
+        notice = self.query_one("#not-submitted", Static)
+        notice.update("")
+        notice.display = False  # no empty line taken from the question
 
     def action_submit(self) -> None:
         problems = []
@@ -117,15 +165,18 @@ class QuestionScreen(Screen[None]):
         if problems:
             widget, trouble = problems[0]
             widget.query_one(Input).focus()
-            self.query_one("#not-submitted", Static).update(
+            notice = self.query_one("#not-submitted", Static)
+            notice.display = True
+            notice.update(
                 Text.assemble(
                     ("Not submitted: ", "bold yellow"),
-                    f"({letter(widget.index)}) {trouble}. Nothing was graded, so no try was used.",
+                    f"({letter(widget.index)}) {trouble}. No try used.",
                 )
             )
             return
         answers = {widget.part.name: widget.text for widget in self.query(PartInput)}
-        self.post_message(Submitted(self.problem, answers, self.hints_shown, self.started))
+        note = self.query_one("#reasoning", Input).value if self.timing is not None else ""
+        self.post_message(Submitted(self.problem, answers, self.hints_shown, self.started, note))
 
     def _show_next_hint(self) -> Static:
         hints = self.problem.hints

@@ -15,9 +15,10 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from perfdrill.engine import PerfdrillError
-from perfdrill.engine.practice import FamilyStats, Plan, ReviewQueue, StoredSession
+from perfdrill.engine.practice import FamilyStats, Plan, ReviewQueue, StoredSession, resume_point
 from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
-from perfdrill.tui.messages import ResumeSession, ShowProgress, StartReview, StartSession
+from perfdrill.tui.messages import ResumeSession, ShowProgress, StartInterview, StartReview, StartSession
+from perfdrill.tui.screens.confirm import ConfirmScreen
 from perfdrill.tui.widgets import TickBox, TickList, TitleBar
 
 _ANY = "any"
@@ -39,6 +40,19 @@ def history_line(stats: list[FamilyStats]) -> Text:
     return Text(line, style="dim")
 
 
+def resume_line(unfinished: StoredSession) -> Text:
+    """What Continue will open: the next question, or the second try still owed."""
+    position, pending = resume_point(unfinished)
+    total = unfinished.plan.total
+    kind = "review" if unfinished.plan.review else "question"
+    where = f"{kind} {position + 1}/{total}" if total is not None else f"{kind} {position + 1}"
+    if pending is not None:
+        return Text(f"Continue (Ctrl+R): {where}, the second try at {pending.reference}")
+    if total is not None and position >= total:
+        return Text("Continue (Ctrl+R): every question is answered; the session's summary")
+    return Text(f"Continue (Ctrl+R): {where}, not yet shown")
+
+
 # chip ids, model ids, today's queue, and the families (id -> title) the bank declares
 Loaded = tuple[list[str], list[str], ReviewQueue | None, dict[str, str] | None]
 
@@ -49,7 +63,8 @@ class StartScreen(Screen[None]):
         Binding("ctrl+r", "resume", "Continue", priority=True),
         Binding("ctrl+e", "review", "Review", priority=True),
         Binding("ctrl+p", "progress", "Progress", priority=True),
-        Binding("escape", "app.quit", "Quit", show=False),
+        Binding("ctrl+o", "interview", "Interview", priority=True),
+        Binding("escape", "ask_quit", "Quit", show=False),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
 
@@ -121,6 +136,7 @@ class StartScreen(Screen[None]):
             yield Button("Continue", id="resume-button")
             yield Button("Review", id="review-button", disabled=True)
             yield Button("Progress", id="progress-button")
+            yield Button("Interview", id="interview-button")
         yield Static(id="history")
         yield Footer()
 
@@ -143,9 +159,10 @@ class StartScreen(Screen[None]):
         button = self.query_one("#resume-button", Button)
         button.display = unfinished is not None
         if unfinished is not None:
-            done = len({a.position for a in unfinished.attempts})
-            button.label = f"Continue {done}/{unfinished.plan.total or '∞'}"
+            button.label = f"Continue {resume_point(unfinished)[0]}/{unfinished.plan.total or '∞'}"
             button.refresh(layout=True)  # a new label does not resize a button by itself
+            history = Text.assemble(resume_line(unfinished), "\n", history)
+            self.history = history
         self.query_one("#history", Static).update(history)
 
     def show_queue(self, queue: ReviewQueue | None) -> None:
@@ -228,6 +245,23 @@ class StartScreen(Screen[None]):
         else:
             self.post_message(StartReview())
 
+    def action_interview(self) -> None:
+        if self.ready:
+            self.post_message(StartInterview())
+        else:
+            self.notify("Still loading the question bank…")
+
+    def action_ask_quit(self) -> None:
+        """Esc asks before leaving the app: one stray Esc too many must not end it."""
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.exit()
+
+        self.app.push_screen(
+            ConfirmScreen("Quit perfdrill?", "Every answer is saved.", yes="Quit", no="Stay"), answered
+        )
+
     def action_progress(self) -> None:
         if self.ready:
             self.post_message(ShowProgress())
@@ -243,5 +277,6 @@ class StartScreen(Screen[None]):
             "resume-button": self.action_resume,
             "review-button": self.action_review,
             "progress-button": self.action_progress,
+            "interview-button": self.action_interview,
         }
         actions[event.button.id or ""]()
