@@ -310,3 +310,27 @@ def bracket_faults(text: str) -> list[str]:
     if re.search(rf"√\d[\d,.]*[KMBT]? × 10[{SUPERSCRIPTS}]", text):
         faults.append("a root of a power of ten without brackets")
     return faults
+
+
+def shown_as(figure: str, text: str) -> bool:
+    """True when `text` shows `figure`, or shows it rounded: a step may write 948.105 ms where a
+    cancellation needs the digits, after an earlier line showed 948 ms (same unit, same value)."""
+    if figure in text:
+        return True
+    used = _FIGURE.fullmatch(figure)
+    if used is None:
+        return False
+    exact = figure_interval(used["digits"], used["suffix"], used["power"], used["unit"], face=True)
+    for shown in _FIGURE.finditer(text):
+        if (shown["unit"], shown["suffix"], shown["power"]) != (used["unit"], used["suffix"], used["power"]):
+            continue
+        face = figure_interval(shown["digits"], shown["suffix"], shown["power"], shown["unit"], face=True)
+        if len(shown["digits"]) < len(used["digits"]):  # 948 ms shown, 948.105 ms used
+            rounded = figure_interval(shown["digits"], shown["suffix"], shown["power"], shown["unit"])
+            if rounded.meets(exact):
+                return True
+        elif len(shown["digits"]) > len(used["digits"]):  # 3.73313 GB shown, 3.73 GB used
+            rounded = figure_interval(used["digits"], used["suffix"], used["power"], used["unit"])
+            if rounded.meets(face):
+                return True
+    return False

@@ -152,6 +152,12 @@ class _Context:
             )
         return self.shown[name]
 
+    def figure(self, name: str) -> str:
+        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words."""
+        if self.categorical(name):
+            return format_quantity(float(self.values[name]), "1")
+        return self.value_text(name)
+
     def categorical(self, name: str) -> bool:
         return name in self.table and info(self.workload, name).labels is not None
 
@@ -269,7 +275,7 @@ def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> St
     formula = _formula(workload, tree)
     substituted = None
     if names_in(tree) and not isinstance(tree, str):
-        substituted = display_node(tree, lambda n: quantity(context.value_text(n)))
+        substituted = display_node(tree, lambda n: quantity(context.figure(n)))
     return Step(
         name,
         title,

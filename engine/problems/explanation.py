@@ -26,7 +26,7 @@ from perfdrill.engine.model.explain import (
     phrase,
     renamed,
 )
-from perfdrill.engine.model.maths import Tree, names_in, quantity, word
+from perfdrill.engine.model.maths import Tree, evaluate, names_in, quantity, word
 from perfdrill.engine.model.maths import display as display_node
 from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.templates import Template
@@ -409,16 +409,43 @@ def _expression_step(template: Template, variant: Variant, expression: Any, resu
             return f"{title} in the what-if"  # not "KV cache per token with twice the KV cache per token"
         return f"{title} {_scenario_words(template, variant, scope or None)}".strip()
 
+    keys = names_in(tree)
+    values = {
+        key: float(variant.lookup(key.rpartition(":")[2], key.rpartition(":")[0] or None)) for key in keys
+    }
+    digits = {key: 3 if key.rpartition(":")[2] in computed(workload) else GIVEN_DIGITS for key in keys}
+    value = float(expression.evaluate(variant.lookup))
+    extra = _extra_digits(tree, values, digits, value)
+
     def value_of(key: str) -> Any:
-        scope, _, name = key.rpartition(":")
-        worked = name in computed(workload)
-        value = float(variant.lookup(name, scope or None))
-        return quantity(_value(template, variant, name, value, digits=3 if worked else GIVEN_DIGITS))
+        name = key.rpartition(":")[2]
+        if _categorical(workload, name):  # a yes/no quantity counts as 1 or 0 inside arithmetic
+            return quantity(format_quantity(values[key], "1"))
+        return quantity(_value(template, variant, name, values[key], digits=digits[key] + extra))
 
     formula = display_node(tree, lambda key: word(name_of(key)))
-    substituted = display_node(tree, value_of) if names_in(tree) and not isinstance(tree, str) else None
-    value = float(expression.evaluate(variant.lookup))
+    substituted = display_node(tree, value_of) if keys and not isinstance(tree, str) else None
     return Step("", "", formula, substituted, result, value)
+
+
+def _extra_digits(tree: Tree, values: Mapping[str, float], digits: Mapping[str, int], value: float) -> int:
+    """Figures to add to every value a step shows so that the values as printed still give its
+    result within 1%: the difference of two near-equal times (948.45 ms − 948.26 ms) needs more."""
+    scale = max((abs(v) for v in values.values()), default=0.0)
+    for extra in range(5):
+        rounded = {key: float(f"{v:.{digits[key] + extra - 1}e}") for key, v in values.items()}
+        try:
+            face = float(evaluate(tree, rounded))
+        except (ArithmeticError, ValueError):
+            return 0
+        if math.isclose(face, value, rel_tol=0.01, abs_tol=1e-12 * scale):
+            return extra
+    return 0
+
+
+def _categorical(workload: str, name: str) -> bool:
+    """True for a categorical quantity of the engine (yes/no, compute/memory)."""
+    return name in computed(workload) and info(workload, name).labels is not None
 
 
 def scenario_change(template: Template, variant: Variant, scope: str) -> str:
