@@ -327,10 +327,10 @@ def shown_as(figure: str, text: str) -> bool:
         face = figure_interval(shown["digits"], shown["suffix"], shown["power"], shown["unit"], face=True)
         if len(shown["digits"]) < len(used["digits"]):  # 948 ms shown, 948.105 ms used
             rounded = figure_interval(shown["digits"], shown["suffix"], shown["power"], shown["unit"])
-            if rounded.meets(exact):
+            if rounded.meets(exact, slack=1e-9 * abs(exact.low)):
                 return True
         elif len(shown["digits"]) > len(used["digits"]):  # 3.73313 GB shown, 3.73 GB used
             rounded = figure_interval(used["digits"], used["suffix"], used["power"], used["unit"])
-            if rounded.meets(face):
+            if rounded.meets(face, slack=1e-9 * abs(face.low)):
                 return True
     return False

@@ -171,15 +171,18 @@ def derivation(
     binary: Collection[str] = (),
     units: Mapping[str, str] | None = None,
     asked: Collection[str] | None = None,
+    shown: Mapping[str, str] | None = None,
 ) -> Derivation:
     """Steps for `names` and every computed quantity they rest on, dependencies first.
 
     Names in `given` were supplied directly (inputs or overrides) and are not derived; `binary`
     names are shown in GiB (their source is); `units` gives the unit of names the engine lacks.
     A name in `asked` (all of `names` unless given) is always a step, even where it only renames
-    another quantity; any other such name is read as the quantity it renames.
+    another quantity; any other such name is read as the quantity it renames. `shown` holds the
+    text earlier lines (or the key) gave a value: every step writes that value so again.
     """
     context = _Context(workload, values, given, binary, units or {}, frozenset(computed(workload)))
+    context.shown.update(shown or {})
     asked = names if asked is None else asked
     fixed = _vanishing(context, asked)
     words = generated_display.VALUE_WORDS

@@ -1,0 +1,21 @@
+"""The opener: each part's question in its own words, followed by its answer."""
+
+from __future__ import annotations
+
+import re
+
+from perfdrill.engine.problems.explanation.model import letters
+from perfdrill.engine.problems.templates import Template
+
+
+def opener(template: Template, questions: tuple[str, ...], answers: tuple[str, ...]) -> str:
+    """ "(a) What is the ridge point …? 295 FLOP/B. (b) Is the kernel …? Memory." — the rendered
+    part prompts, each answered as the key answers it, so a reader has the result before the
+    working."""
+    said = []
+    for index, (question, answer) in enumerate(zip(questions, answers, strict=True)):
+        question = re.sub(r"[ \t\n]+", " ", question).strip()  # never the no-break space of 4,096 tokens
+        ending = "" if question.endswith(("?", ".", ":")) else ":"
+        answer = answer.rstrip(".")
+        said.append(f"({letters(index)}) {question}{ending} {answer[:1].upper()}{answer[1:]}.")
+    return " ".join(said)

@@ -1,0 +1,307 @@
+"""The working, part by part in the order asked: each part gets the steps it still needs, then its
+answer. A part set in a what-if opens a section named against the setting shown just above it,
+where a value that moves is said against the value the reader just read."""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from perfdrill.engine.model.evaluation import INPUTS, computed
+from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
+from perfdrill.engine.model.maths import quantity
+from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.problems.explanation.model import Given, Section, letters
+from perfdrill.engine.problems.explanation.steps import derived_step, expression_step
+from perfdrill.engine.problems.explanation.values import binary_names, units, unshown_derived, value_text
+from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
+from perfdrill.engine.problems.templates import Part, Template
+from perfdrill.engine.problems.variants import Variant
+
+
+@dataclass
+class _Draft:
+    scope: str | None
+    heading: str
+    givens: list[Given] = field(default_factory=list)
+    items: list[Step | str] = field(default_factory=list)
+    parts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Working:
+    """The sections of one explanation, built part by part."""
+
+    template: Template
+    variant: Variant
+    answers: tuple[str, ...]  # each part's answer as the key prints it
+    drafts: list[_Draft] = field(default_factory=list)
+    texts: dict[str | None, dict[str, str]] = field(default_factory=dict)  # scope -> name -> shown
+
+    def sections(self) -> tuple[Section, ...]:
+        return tuple(
+            Section(d.heading, tuple(d.givens), tuple(d.items), d.parts) for d in self.drafts if d.items
+        )
+
+    def shown(self, scope: str | None, name: str) -> str | None:
+        return self.texts.get(scope, {}).get(name)
+
+    # --- the parts ---------------------------------------------------------------------------
+
+    def part(self, index: int, part: Part) -> None:
+        """Work part `index`: its missing steps, then its answer, marked with its letter."""
+        letter, answer = letters(index), part.answer
+        if answer is None:
+            return  # a choice fixed by the author: nothing to work out
+        if part.sweep is not None:
+            self._sweep(letter, part)
+            return
+        derived = {d.name for d in self.template.derived}
+        text = answer.text.strip()
+        if isinstance(answer.tree, ast.Name) and text in derived:
+            self._derived(letter, text)
+        elif isinstance(answer.tree, ast.Name | ast.Attribute):
+            ((scope, name),) = answer.names
+            if name in computed(self.template.workload) and name not in self.variant.inputs:
+                self._work(scope, [name], letter)
+            else:
+                self._given_answer(scope, name, letter, self.answers[index])
+        else:
+            self._expression(letter, answer, self.answers[index])
+
+    def _work(self, scope: str | None, names: list[str], letter: str = "") -> None:
+        """Steps for `names` in `scope` that no earlier line of that scope showed; a step for a
+        name a part asks ends in the key's answer."""
+        self._enter(scope)
+        names = [name for name in names if name in computed(self.template.workload)]
+        if not names:
+            return
+        draft = self.drafts[-1]
+        texts = self.texts.setdefault(scope, {})
+        if letter:
+            for name in names:
+                texts[name] = self._key_text(scope, name, texts.get(name))
+        working = self._derive(self.variant, scope, names, asked=set(names) if letter else set())
+        baseline = self._baseline(draft)
+        for step in working.steps:
+            if step.name in texts and not (step.name in names and letter):
+                continue  # shown above in this setting
+            if step.name in names and letter:
+                draft.parts[step.name] = letter
+            earlier = None if step.name in names else self._same_value_shown(step)
+            if earlier is not None:
+                texts.setdefault(step.name, earlier)
+                continue  # the reader has this value from an earlier section
+            item: Step | str = step
+            if baseline is not _NONE and step.name not in names and step.name in self.texts.get(baseline, {}):
+                old = float(self.variant.lookup(step.name, baseline))  # type: ignore[arg-type]
+                item = moved(self.template, self.variant, step, old)
+            texts.setdefault(step.name, step.result)
+            draft.items.append(item)
+
+    def _same_value_shown(self, step: Step) -> str | None:
+        """How an earlier section showed `step`'s quantity with the same value, if one did."""
+        for scope, texts in self.texts.items():
+            if step.name in texts:
+                value = float(self.variant.lookup(step.name, scope))
+                if math.isclose(value, step.value, rel_tol=1e-9):
+                    return texts[step.name]
+        return None
+
+    def _key_text(self, scope: str | None, name: str, current: str | None) -> str:
+        """The key's answer for a numeric part asking `name` in `scope`, else what was shown."""
+        for index, part in enumerate(self.template.parts):
+            answer = part.answer
+            plain = answer is not None and isinstance(answer.tree, ast.Name | ast.Attribute)
+            if part.kind == "numeric" and plain and answer is not None and answer.names == {(scope, name)}:
+                return self.answers[index]
+        value = float(self.variant.lookup(name, scope))
+        return current or value_text(self.template, self.variant, name, value, 3)
+
+    def _given_answer(self, scope: str | None, name: str, letter: str, answer: str) -> None:
+        """A part that asks for a value the question supplies (a chip's NIC bandwidth): read off."""
+        self._enter(scope)
+        label = label_of(self.template.workload, name)
+        step = Step(name, label, quantity(answer), None, answer, float(self.variant.lookup(name, scope)))
+        self.drafts[-1].items.append(step)
+        self.drafts[-1].parts[name] = letter
+
+    def _expression(self, letter: str, answer: Any, result: str) -> None:
+        """An answer the template writes as arithmetic: what it reads worked first, in its own
+        setting, then the expression itself with the values as shown."""
+        by_scope: dict[str | None, list[str]] = {}
+        for scope, name in sorted(answer.names, key=lambda pair: (pair[0] or "", pair[1])):
+            by_scope.setdefault(scope, []).append(name)
+        for scope in sorted(by_scope, key=lambda s: (s is not None, s or "")):
+            self._work(scope, by_scope[scope])
+        if not self.drafts:
+            self._enter(None)
+        step = expression_step(self.template, self.variant, answer, result, self.shown)
+        if step is None:
+            return
+        step = replace(step, name=f"({letter})")
+        self.drafts[-1].items.append(step)
+        self.drafts[-1].parts[step.name] = letter
+
+    def _derived(self, letter: str, name: str) -> None:
+        """A part whose answer is the template's own formula (`derived:`): each derived value it
+        rests on worked first, then the answer, ending in the key's answer."""
+        by_name = {d.name: d for d in self.template.derived}
+        order: list[str] = []
+
+        def visit(current: str) -> None:
+            if current in order:
+                return
+            for _, used in sorted(by_name[current].value.names, key=lambda pair: (pair[0] or "", pair[1])):
+                if used in by_name and used != current:
+                    visit(used)
+            order.append(current)
+
+        visit(name)
+        reads = {used for d in order for _, used in by_name[d].value.names} - set(by_name)
+        self._work(None, sorted(reads, key=str))
+        texts = self.texts.setdefault(None, {})
+        for current in order:
+            if current in texts and current != name:
+                continue
+            step = derived_step(self.template, self.variant, current, self.shown)
+            if step is None:
+                continue
+            if current == name:
+                step = replace(step, result=self.answers[ord(letter) - ord("a")])
+                self.drafts[-1].parts[step.name] = letter
+            texts[current] = step.result
+            self.drafts[-1].items.append(step)
+
+    def _sweep(self, letter: str, part: Part) -> None:
+        """A select-all part over values of one input: each option worked in turn, what changes
+        with it and the verdict that decides it."""
+        assert part.answer is not None and part.sweep is not None
+        names = [name for _, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1]))]
+        self._work(None, [])
+        draft = self.drafts[-1]
+        label = label_of(self.template.workload, part.sweep)
+        unit = INPUTS.get(part.sweep, (part.sweep_unit,))[0]
+        worked: list[tuple[str, list[Step]]] = []
+        for value in part.sweep_values:
+            swept = Variant(self.template, self.variant.params, {**self.variant.inputs, part.sweep: value})
+            steps = self._derive(swept, None, names, asked=set(names), option=True).steps
+            worked.append((f"{label} {format_quantity(value, unit)}", list(steps)))
+        first = worked[0][1]
+        common = [  # the same for every option: worked once, before the options
+            step
+            for index, step in enumerate(first)
+            if step.name not in names
+            and all(
+                len(steps) == len(first) and math.isclose(steps[index].value, step.value)
+                for _, steps in worked
+            )
+        ]
+        texts = self.texts.setdefault(None, {})
+        for step in common:
+            if step.name not in texts:
+                draft.items.append(step)
+                texts[step.name] = step.result
+        shared = {step.name for step in common}
+        for option, steps in worked:
+            for step in steps:
+                if step.name in shared:
+                    continue
+                name = f"{step.name}@{option}"
+                draft.items.append(replace(step, name=name, label=f"{step.label} at {option}"))
+                if step.name in names:
+                    draft.parts[name] = letter
+
+    # --- sections ------------------------------------------------------------------------------
+
+    def _enter(self, scope: str | None) -> None:
+        """Open a section for `scope` unless the last one works in it."""
+        if self.drafts and self.drafts[-1].scope == scope:
+            return
+        if not self.drafts:
+            heading = "" if scope is None else f"With {setting(self.template, self.variant, scope)}"
+        else:
+            before = self.drafts[-1].scope
+            if scope is None:
+                heading = "Back to the question's own values"
+            else:
+                said = changes(self.template, self.variant, before, scope)
+                heading = f"With {said or setting(self.template, self.variant, scope)}"
+        draft = _Draft(scope, heading)
+        self.drafts.append(draft)
+        self._givens(draft)
+
+    def _givens(self, draft: _Draft) -> None:
+        """The givens a section's steps will read that no earlier section listed, as the prompt
+        shows them; a derived value no prompt shows is worked as a step instead."""
+        scope = draft.scope
+        names = self._wanted(scope)
+        working = self._derive(self.variant, scope, names, asked=set())
+        listed = {  # what earlier sections showed with the value this one reads
+            name: text
+            for where, texts in self.texts.items()
+            for name, text in texts.items()
+            if math.isclose(float(self.variant.lookup(name, where)), float(self.variant.lookup(name, scope)))
+        }
+        texts = self.texts.setdefault(scope, {})
+        changed = set(self.template.scenarios.get(scope or "", {}))
+        unshown = unshown_derived(self.template)
+        values = self.variant.values(scope)
+        for name in working.givens:
+            if name in texts or name in changed:
+                continue  # listed, or named by the section's heading
+            if name in listed:
+                texts[name] = listed[name]  # listed or worked in an earlier section, unchanged
+                continue
+            if name in unshown:
+                step = derived_step(self.template, self.variant, name, self.shown)
+                if step is not None:
+                    draft.items.append(step)
+                    texts[name] = step.result
+                    continue
+            shown = value_text(self.template, self.variant, name, float(values[name]))
+            draft.givens.append(Given(label_of(self.template.workload, name), shown))
+            texts[name] = shown
+
+    def _wanted(self, scope: str | None) -> list[str]:
+        """Every computed name a part reads in `scope` (a sweep's in the question's own)."""
+        table = set(computed(self.template.workload))
+        found: list[str] = []
+        for part in self.template.parts:
+            if part.answer is None:
+                continue
+            for where, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1])):
+                if where == scope and name in table and name not in found:
+                    found.append(name)
+        return found
+
+    def _baseline(self, draft: _Draft) -> Any:
+        """The scope of the section just above `draft`, when `draft` is a what-if of it."""
+        index = self.drafts.index(draft)
+        if index == 0 or draft.scope == self.drafts[0].scope:
+            return _NONE
+        return self.drafts[index - 1].scope
+
+    def _derive(
+        self, variant: Variant, scope: str | None, names: list[str], *, asked: set[str], option: bool = False
+    ) -> Derivation:
+        values = variant.values(scope)
+        for name in names:
+            variant.lookup(name, scope)
+        given = set(variant.inputs) | (set(self.template.scenarios[scope]) if scope is not None else set())
+        shown = {} if option else self.texts.get(scope, {})
+        return derivation(
+            self.template.workload,
+            names,
+            values,
+            given,
+            binary=binary_names(self.template, self.variant),
+            units=units(self.template),
+            asked=asked,
+            shown=shown,
+        )
+
+
+_NONE = object()  # no baseline: a section worked in full
