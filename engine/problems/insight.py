@@ -57,7 +57,7 @@ def insights(
     elif not any(name.endswith("_bound") for name in asked) and has(
         "bound", "arithmetic_intensity", "ridge_point"
     ):
-        # only where it is the one regime asked: beside a prefill's or an attention's, "memory-bound" is ambiguous
+        # only as the one regime asked: beside a prefill's, "memory-bound" would be ambiguous
         if round(float(known["bound"])) == 1:
             sentences.append(
                 f"Compute-bound: an intensity of {show('arithmetic_intensity')} is above the ridge point "
