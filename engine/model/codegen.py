@@ -20,7 +20,7 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula
+from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula, spoken
 from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS, VALUE_WORDS
 from perfdrill.engine.model.maths import FUNCTIONS
 from perfdrill.engine.model.workloads import WORKLOADS
@@ -204,7 +204,7 @@ def generate_display_source() -> str:
             whole = formula.whole or bool(formula.exact)
             tree = display_tree(formula.expr, order)
             quantities[formula.name + "@" + workload] = (formula.title, formula.phrases, whole, tree)
-    labels = {name: INPUT_LABELS.get(name, name.replace("_", " ")) for name in INPUTS}
+    labels = {name: INPUT_LABELS.get(name, spoken(name)) for name in INPUTS}
     return "\n".join(
         [
             _HEADER,

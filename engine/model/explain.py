@@ -17,6 +17,7 @@ from typing import Any
 
 from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
+from perfdrill.engine.model.formulas import spoken
 from perfdrill.engine.model.maths import (
     Node,
     Reason,
@@ -45,7 +46,7 @@ def label_of(workload: str, name: str) -> str:
     entry = generated_display.QUANTITIES.get(f"{name}@{workload}")
     if entry is not None:
         return str(entry[0])
-    return str(generated_display.INPUT_LABELS.get(name, name.replace("_", " ")))
+    return str(generated_display.INPUT_LABELS.get(name, spoken(name)))
 
 
 def is_whole(workload: str, name: str) -> bool:

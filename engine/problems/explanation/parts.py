@@ -11,6 +11,7 @@ from typing import Any
 
 from perfdrill.engine.model.evaluation import INPUTS, computed
 from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
+from perfdrill.engine.model.generated_display import VALUE_WORDS
 from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letters
@@ -262,8 +263,12 @@ class Working:
                     texts[name] = step.result
                     continue
             shown = value_text(self.template, self.variant, name, float(values[name]))
-            draft.givens.append(Given(label_of(self.template.workload, name), shown))
             texts[name] = shown
+            clause = VALUE_WORDS.get(name, {}).get(round(float(values[name])))
+            if clause is not None:  # a case the question sets in words: "the cache crosses the network"
+                draft.items.insert(0, f"{clause[:1].upper()}{clause[1:]}.")
+                continue
+            draft.givens.append(Given(label_of(self.template.workload, name), shown))
 
     def _wanted(self, scope: str | None) -> list[str]:
         """Every computed name a part reads in `scope` (a sweep's in the question's own)."""

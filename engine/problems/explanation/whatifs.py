@@ -7,6 +7,7 @@ import math
 
 from perfdrill.engine.model.evaluation import computed
 from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of
+from perfdrill.engine.model.inefficiencies import SETTING_WORDS
 from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.values import value_text
 from perfdrill.engine.problems.templates import Template
@@ -36,6 +37,10 @@ def changes(
         digits = 3 if name in computed(template.workload) else GIVEN_DIGITS
         label, shown = label_of(template.workload, name), value_text(template, variant, name, new, digits)
         if math.isclose(old, new, rel_tol=1e-12):
+            continue
+        words = SETTING_WORDS.get(name, {})
+        if round(new) in words:  # a case in words: "the cache sent over PCIe", never "transfer link = 2"
+            said.append(words[round(new)])
             continue
         source = _set_from(template, scope, name)
         if source is not None or len(label) <= 2:  # set from another quantity, or a symbol such as k
