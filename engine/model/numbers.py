@@ -241,6 +241,9 @@ def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = Fa
     if read is None:
         return _join(_plain(value, digits), unit_shown(unit))
     scale, base, binary = read
+    if unit.rstrip("s") in ("day", "hour", "year"):  # a part asked in days answers in days (issue 21)
+        figure = number(value, digits)
+        return _join(figure, unit.rstrip("s") + ("" if figure == "1" else "s"))
     if exact and float(value).is_integer():
         singular, plural = _COUNTS.get(base, ("", ""))
         return _join(whole(value), singular if value == 1 else plural)

@@ -135,7 +135,9 @@ class Working:
         by_scope: dict[str | None, list[str]] = {}
         for scope, name in sorted(answer.names, key=lambda pair: (pair[0] or "", pair[1])):
             by_scope.setdefault(scope, []).append(name)
-        for scope in sorted(by_scope, key=lambda s: (s is not None, s or "")):
+        current = self.drafts[-1].scope if self.drafts else None
+        # the setting the reader is in first, so the working bounces between sections least
+        for scope in sorted(by_scope, key=lambda s: (s != current, s is not None, s or "")):
             self._work(scope, by_scope[scope])
         if not self.drafts:
             self._enter(None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
 from perfdrill.engine.model.explain import GIVEN_DIGITS, display
@@ -22,7 +24,13 @@ def binary_names(template: Template, variant: Variant) -> frozenset[str]:
         for _, name in part.answer.names
     }
     written = {d.name for d in template.derived if d.unit and "iB" in d.unit}
-    return frozenset(spec | asked | written)
+    # An input the template builds from KiB or MiB (`sram_bytes: sram_kib * 1024`): its prompt
+    # shows "192 KiB", so the working does too, never "196.6 kB".
+    kibi = {name for name, expression in template.inputs.items() if _KIBI.search(expression.text)}
+    return frozenset(spec | asked | written | kibi)
+
+
+_KIBI = re.compile(r"\*\s*(?:1024|1048576)\b")
 
 
 def units(template: Template) -> dict[str, str]:
