@@ -85,22 +85,25 @@ class Working:
             for name in names:
                 texts[name] = self._key_text(scope, name, texts.get(name))
         working = self._derive(self.variant, scope, names, asked=set(names) if letter else set())
-        baseline = self._baseline(draft)
+        above = self._above(draft)
         for step in working.steps:
-            if step.name in texts and not (step.name in names and letter):
-                continue  # shown above in this setting
-            if step.name in names and letter:
+            if letter and step.name in names:
                 draft.parts[step.name] = letter
-            earlier = None if step.name in names else self._same_value_shown(step)
-            if earlier is not None:
-                texts.setdefault(step.name, earlier)
+            elif above is not _NONE and step.name in self.texts.get(above, {}):
+                old = float(self.variant.lookup(step.name, above))  # type: ignore[arg-type]
+                if math.isclose(old, step.value, rel_tol=1e-9):
+                    texts.setdefault(step.name, self.texts[above][step.name])  # type: ignore[index]
+                    continue  # the same as in the section just above
+                texts[step.name] = step.result
+                draft.items.append(moved(self.template, self.variant, step, old))
+                continue
+            elif step.name in texts:
+                continue  # shown earlier in this setting
+            elif (earlier := self._same_value_shown(step)) is not None:
+                texts[step.name] = earlier
                 continue  # the reader has this value from an earlier section
-            item: Step | str = step
-            if baseline is not _NONE and step.name not in names and step.name in self.texts.get(baseline, {}):
-                old = float(self.variant.lookup(step.name, baseline))  # type: ignore[arg-type]
-                item = moved(self.template, self.variant, step, old)
             texts.setdefault(step.name, step.result)
-            draft.items.append(item)
+            draft.items.append(step)
 
     def _same_value_shown(self, step: Step) -> str | None:
         """How an earlier section showed `step`'s quantity with the same value, if one did."""
@@ -223,15 +226,24 @@ class Working:
         """Open a section for `scope` unless the last one works in it."""
         if self.drafts and self.drafts[-1].scope == scope:
             return
+        if self.drafts and not self.drafts[-1].items and not self.drafts[-1].givens:
+            self.drafts.pop()  # opened for nothing: the reader never saw it
+            self._enter(scope)
+            return
         if not self.drafts:
             heading = "" if scope is None else f"With {setting(self.template, self.variant, scope)}"
         else:
             before = self.drafts[-1].scope
             if scope is None:
                 heading = "Back to the question's own values"
-            else:
-                said = changes(self.template, self.variant, before, scope)
-                heading = f"With {said or setting(self.template, self.variant, scope)}"
+            else:  # a what-if as the question tells it, and which one it replaces
+                said = changes(self.template, self.variant, None, scope) or setting(
+                    self.template, self.variant, scope
+                )
+                replaced = before is not None and changes(
+                    self.template, self.variant, None, before, brief=True
+                )
+                heading = f"With {said} instead of {replaced}" if replaced else f"With {said}"
         draft = _Draft(scope, heading)
         self.drafts.append(draft)
         self._givens(draft)
@@ -284,12 +296,10 @@ class Working:
                     found.append(name)
         return found
 
-    def _baseline(self, draft: _Draft) -> Any:
-        """The scope of the section just above `draft`, when `draft` is a what-if of it."""
+    def _above(self, draft: _Draft) -> Any:
+        """The scope of the section just above `draft` (what a what-if is said against), if any."""
         index = self.drafts.index(draft)
-        if index == 0 or draft.scope == self.drafts[0].scope:
-            return _NONE
-        return self.drafts[index - 1].scope
+        return _NONE if index == 0 else self.drafts[index - 1].scope
 
     def _derive(
         self, variant: Variant, scope: str | None, names: list[str], *, asked: set[str], option: bool = False
@@ -311,4 +321,4 @@ class Working:
         )
 
 
-_NONE = object()  # no baseline: a section worked in full
+_NONE = object()  # no section above: the first is worked in full

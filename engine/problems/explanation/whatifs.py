@@ -33,6 +33,11 @@ def changes(
     moves: dict[tuple[str, str], list[str]] = {}  # (new, old) shown -> labels: links that move together
     said = swapped(template, variant, scope) if reference != scope else []
     for name in dict.fromkeys(changed):
+        if name not in before or name not in after:  # set only in one setting: say its value there
+            where = scope if name in after else reference
+            shown = value_text(template, variant, name, float(variant.values(where)[name]))
+            said.append(f"{label_of(template.workload, name)} = {shown}")
+            continue
         old, new = float(before[name]), float(after[name])
         digits = 3 if name in computed(template.workload) else GIVEN_DIGITS
         label, shown = label_of(template.workload, name), value_text(template, variant, name, new, digits)
