@@ -751,7 +751,7 @@ QUANTITIES = {
     'all_to_all_bytes@expert_parallel': ('all-to-all bytes', None, False, ('*', 'd_model', ('^', 'participants', -1), 'routed_assignments_per_chip', 'activation_bytes', ('+', 'participants', -1))),
     'all_to_all_time@expert_parallel': ('all-to-all time', None, False, ('*', ('^', 'group_link_bandwidth', -1), 'all_to_all_bytes')),
     'moe_all_to_all_time@expert_parallel': ('MoE all-to-all time', None, False, ('*', 2, 'moe_layers', 'all_to_all_time')),
-    'all_to_all_vs_compute@expert_parallel': ('all-to-all vs compute', None, False, ('pw', (1, ('<', 'expert_compute_time', ('*', 2, 'all_to_all_time'))), (0, True))),
+    'all_to_all_vs_compute@expert_parallel': ('all-to-all vs compute', ('the expert compute takes longer', 'the dispatch and combine all-to-all take longer'), False, ('pw', (1, ('<', 'expert_compute_time', ('*', 2, 'all_to_all_time'))), (0, True))),
     'load_imbalance@expert_parallel': ('load imbalance', None, False, ('*', 'participants', 'busiest_share')),
     'busiest_compute_time@expert_parallel': ('busiest compute time', None, False, ('*', 'expert_compute_time', 'load_imbalance')),
     'experts_per_chip@expert_parallel': ('experts per chip', None, False, ('*', 'experts', ('^', 'participants', -1))),

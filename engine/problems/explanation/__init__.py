@@ -32,4 +32,5 @@ def explain(
     working = Working(template, variant, answers)
     for index, part in enumerate(template.parts):
         working.part(index, part)
+        working.flush()
     return Explanation((opener(template, questions, answers), *lead), working.sections())

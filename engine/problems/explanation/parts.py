@@ -29,6 +29,7 @@ class _Draft:
     givens: list[Given] = field(default_factory=list)
     items: list[Step | str] = field(default_factory=list)
     parts: dict[str, str] = field(default_factory=dict)
+    said: set[str] = field(default_factory=set)  # names this section already shows or moves
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Working:
     answers: tuple[str, ...]  # each part's answer as the key prints it
     drafts: list[_Draft] = field(default_factory=list)
     texts: dict[str | None, dict[str, str]] = field(default_factory=dict)  # scope -> name -> shown
+    pending: list[str] = field(default_factory=list)  # derived values waiting for a what-if they read
 
     def sections(self) -> tuple[Section, ...]:
         return tuple(
@@ -85,10 +87,19 @@ class Working:
             for name in names:
                 texts[name] = self._key_text(scope, name, texts.get(name))
         working = self._derive(self.variant, scope, names, asked=set(names) if letter else set())
+        if self.pending and set(working.givens) & set(self.pending):
+            self._resolve(set(working.givens))
+            self._enter(scope)
+            draft = self.drafts[-1]
         above = self._above(draft)
         for step in working.steps:
+            if step.name in draft.said and not (letter and step.name in names):
+                continue  # this section already has it
+            draft.said.add(step.name)
             if letter and step.name in names:
                 draft.parts[step.name] = letter
+            elif scope is None and above is not _NONE and step.name in texts:
+                continue  # back to the question's own values: the reader has them above
             elif above is not _NONE and step.name in self.texts.get(above, {}):
                 old = float(self.variant.lookup(step.name, above))  # type: ignore[arg-type]
                 if math.isclose(old, step.value, rel_tol=1e-9):
@@ -138,6 +149,7 @@ class Working:
         by_scope: dict[str | None, list[str]] = {}
         for scope, name in sorted(answer.names, key=lambda pair: (pair[0] or "", pair[1])):
             by_scope.setdefault(scope, []).append(name)
+        self._resolve({name for _, name in answer.names})
         current = self.drafts[-1].scope if self.drafts else None
         # the setting the reader is in first, so the working bounces between sections least
         for scope in sorted(by_scope, key=lambda s: (s != current, s is not None, s or "")):
@@ -152,34 +164,36 @@ class Working:
         self.drafts[-1].parts[step.name] = letter
 
     def _derived(self, letter: str, name: str) -> None:
-        """A part whose answer is the template's own formula (`derived:`): each derived value it
-        rests on worked first, then the answer, ending in the key's answer."""
+        """A part whose answer is the template's own formula (`derived:`), ending in the key's answer."""
+        self._emit_derived(name, letter, self.answers[ord(letter) - ord("a")])
+
+    def _emit_derived(self, name: str, letter: str = "", answer: str = "") -> None:
+        """A derived value worked as a step, after what it reads: other derived values, the
+        question's own quantities, and a what-if's (the draft model's step time) in its section."""
         by_name = {d.name: d for d in self.template.derived}
-        order: list[str] = []
-
-        def visit(current: str) -> None:
-            if current in order:
-                return
-            for _, used in sorted(by_name[current].value.names, key=lambda pair: (pair[0] or "", pair[1])):
-                if used in by_name and used != current:
-                    visit(used)
-            order.append(current)
-
-        visit(name)
-        reads = {used for d in order for _, used in by_name[d].value.names} - set(by_name)
-        self._work(None, sorted(reads, key=str))
-        texts = self.texts.setdefault(None, {})
-        for current in order:
-            if current in texts and current != name:
-                continue
-            step = derived_step(self.template, self.variant, current, self.shown)
-            if step is None:
-                continue
-            if current == name:
-                step = replace(step, result=self.answers[ord(letter) - ord("a")])
-                self.drafts[-1].parts[step.name] = letter
-            texts[current] = step.result
-            self.drafts[-1].items.append(step)
+        if name in self.texts.get(None, {}) and not letter:
+            return
+        if name in self.pending:
+            self.pending.remove(name)  # before working what it reads, which may ask for it again
+        for scope, used in sorted(by_name[name].value.names, key=lambda pair: (pair[0] or "", pair[1])):
+            if used in by_name and used != name and used in unshown_derived(self.template):
+                self._emit_derived(used)
+            elif scope is not None and used not in self.texts.get(scope, {}):
+                back = self.drafts[-1].scope if self.drafts else None
+                self._work(scope, [used])
+                self._enter(back)
+        if name in self.texts.get(None, {}) and not letter:
+            return  # worked while working what it reads
+        step = derived_step(self.template, self.variant, name, self.shown)
+        if step is None:
+            return
+        self._enter(self.drafts[-1].scope if self.drafts else None)
+        if letter:
+            step = replace(step, result=answer)
+            self.drafts[-1].parts[step.name] = letter
+        self.texts.setdefault(None, {})[name] = step.result
+        self.texts.setdefault(self.drafts[-1].scope, {})[name] = step.result
+        self.drafts[-1].items.append(step)
 
     def _sweep(self, letter: str, part: Part) -> None:
         """A select-all part over values of one input: each option worked in turn, what changes
@@ -271,11 +285,11 @@ class Working:
                 texts[name] = listed[name]  # listed or worked in an earlier section, unchanged
                 continue
             if name in unshown:
-                step = derived_step(self.template, self.variant, name, self.shown)
-                if step is not None:
-                    draft.items.append(step)
-                    texts[name] = step.result
-                    continue
+                if self._reads_unshown_what_if(name):
+                    self.pending.append(name)  # worked once the what-if it reads is (draft step time)
+                else:
+                    self._emit_derived(name)
+                continue
             shown = value_text(self.template, self.variant, name, float(values[name]))
             texts[name] = shown
             clause = VALUE_WORDS.get(name, {}).get(round(float(values[name])))
@@ -283,6 +297,25 @@ class Working:
                 draft.items.insert(0, f"{clause[:1].upper()}{clause[1:]}.")
                 continue
             draft.givens.append(Given(label_of(self.template.workload, name), shown))
+
+    def _reads_unshown_what_if(self, name: str) -> bool:
+        by_name = {d.name: d for d in self.template.derived}
+        return any(
+            (scope is not None and used not in self.texts.get(scope, {}))
+            or (used in by_name and used != name and self._reads_unshown_what_if(used))
+            for scope, used in by_name[name].value.names
+        )
+
+    def flush(self) -> None:
+        """Work each derived value that waited for a what-if, once that what-if is shown."""
+        for name in list(self.pending):
+            if self.drafts and not self._reads_unshown_what_if(name):
+                self._emit_derived(name)
+
+    def _resolve(self, names: set[str]) -> None:
+        """Work the waiting derived values among `names` now, what-if and all: a step reads them."""
+        for name in [name for name in self.pending if name in names]:
+            self._emit_derived(name)
 
     def _wanted(self, scope: str | None) -> list[str]:
         """Every computed name a part reads in `scope` (a sweep's in the question's own)."""

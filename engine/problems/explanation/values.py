@@ -61,6 +61,9 @@ def categorical(workload: str, name: str) -> bool:
 
 
 def unshown_derived(template: Template) -> set[str]:
-    """Derived values no prompt text shows (`given.name`): the explanation works them out."""
+    """Derived values no prompt text shows (`given.name`): the explanation works them out, unless
+    one only rounds the engine's quantity of its own name (`params: {value: params}`), a given."""
     texts = " ".join([template.prompt, *(part.prompt for part in template.parts), *template.hints])
-    return {d.name for d in template.derived if f"given.{d.name}" not in texts}
+    return {
+        d.name for d in template.derived if f"given.{d.name}" not in texts and d.value.text.strip() != d.name
+    }
