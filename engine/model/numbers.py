@@ -73,6 +73,8 @@ _WHOLE_UNITS = {
     "token": (1.0, "token"),
     "tokens": (1.0, "token"),
     "B/param": (1.0, "byte/parameter"),
+    "token/s": (1.0, "token/s"),  # 823 tokens/s, as every other rate of tokens reads
+    "tokens/s": (1.0, "token/s"),
     "1": (1.0, "1"),
     "": (1.0, "1"),
 }

@@ -42,6 +42,7 @@ class Working:
     drafts: list[_Draft] = field(default_factory=list)
     texts: dict[str | None, dict[str, str]] = field(default_factory=dict)  # scope -> name -> shown
     pending: list[str] = field(default_factory=list)  # derived values waiting for a what-if they read
+    worked: dict[str | None, set[str]] = field(default_factory=dict)  # scope -> names worked as steps
 
     def sections(self) -> tuple[Section, ...]:
         return tuple(
@@ -93,10 +94,14 @@ class Working:
             draft = self.drafts[-1]
         above = self._above(draft)
         for step in working.steps:
-            if step.name in draft.said and not (letter and step.name in names):
+            asked = bool(letter) and step.name in names
+            if asked and step.name in self.worked.setdefault(scope, set()):
+                self._read_off(step, letter)  # worked above for an earlier part: read it off
+                continue
+            if step.name in draft.said and not asked:
                 continue  # this section already has it
             draft.said.add(step.name)
-            if letter and step.name in names:
+            if asked:
                 draft.parts[step.name] = letter
             elif scope is None and above is not _NONE and step.name in texts:
                 continue  # back to the question's own values: the reader has them above
@@ -106,7 +111,8 @@ class Working:
                     texts.setdefault(step.name, self.texts[above][step.name])  # type: ignore[index]
                     continue  # the same as in the section just above
                 texts[step.name] = step.result
-                draft.items.append(moved(self.template, self.variant, step, old))
+                was = self.texts[above][step.name]  # type: ignore[index]
+                draft.items.append(moved(self.template, self.variant, step, old, was))
                 continue
             elif step.name in texts:
                 continue  # shown earlier in this setting
@@ -114,6 +120,7 @@ class Working:
                 texts[step.name] = earlier
                 continue  # the reader has this value from an earlier section
             texts.setdefault(step.name, step.result)
+            self.worked.setdefault(scope, set()).add(step.name)
             draft.items.append(step)
 
     def _same_value_shown(self, step: Step) -> str | None:
@@ -139,8 +146,13 @@ class Working:
         """A part that asks for a value the question supplies (a chip's NIC bandwidth): read off."""
         self._enter(scope)
         label = label_of(self.template.workload, name)
-        step = Step(name, label, quantity(answer), None, answer, float(self.variant.lookup(name, scope)))
-        self.drafts[-1].items.append(step)
+        self._read_off(Step(name, label, None, None, answer, float(self.variant.lookup(name, scope))), letter)
+
+    def _read_off(self, step: Step, letter: str) -> None:
+        """`label = answer` for part `letter`, a value the reader already has."""
+        name = f"{step.name}@{letter}"
+        read = Step(name, step.label, quantity(step.result), None, step.result, step.value)
+        self.drafts[-1].items.append(read)
         self.drafts[-1].parts[name] = letter
 
     def _expression(self, letter: str, answer: Any, result: str) -> None:

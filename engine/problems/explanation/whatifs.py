@@ -93,12 +93,12 @@ def setting(template: Template, variant: Variant, scope: str) -> str:
     return ", ".join(swapped(template, variant, scope) + said)
 
 
-def moved(template: Template, variant: Variant, step: Step, old: float) -> str:
+def moved(template: Template, variant: Variant, step: Step, old: float, was: str | None = None) -> str:
     """How a quantity moved from the value shown above: "memory time halves to 4.4 µs", "largest
     batch falls from 87 to 43"; a whole ratio is named with both values ("grows 16× from 7.58 TFLOP
     to 121 TFLOP"), so the reader can check it against what they just read."""
     ratio = ratio_words(step.value / old) if old else None
-    shown_old = value_text(template, variant, step.name, old, digits=3)
+    shown_old = was or value_text(template, variant, step.name, old, digits=3)  # as the reader saw it
     if ratio == ("up", 2):
         return f"{step.label} doubles from {shown_old} to {step.result}"
     if ratio == ("down", 2):
