@@ -106,12 +106,12 @@ class Working:
             elif scope is None and above is not _NONE and step.name in texts:
                 continue  # back to the question's own values: the reader has them above
             elif above is not _NONE and step.name in self.texts.get(above, {}):
-                old = float(self.variant.lookup(step.name, above))  # type: ignore[arg-type]
+                old = float(self.variant.lookup(step.name, above))
                 if math.isclose(old, step.value, rel_tol=1e-9):
-                    texts.setdefault(step.name, self.texts[above][step.name])  # type: ignore[index]
+                    texts.setdefault(step.name, self.texts[above][step.name])
                     continue  # the same as in the section just above
                 texts[step.name] = step.result
-                was = self.texts[above][step.name]  # type: ignore[index]
+                was = self.texts[above][step.name]
                 draft.items.append(moved(self.template, self.variant, step, old, was))
                 continue
             elif step.name in texts:
@@ -219,8 +219,8 @@ class Working:
         worked: list[tuple[str, list[Step]]] = []
         for value in part.sweep_values:
             swept = Variant(self.template, self.variant.params, {**self.variant.inputs, part.sweep: value})
-            steps = self._derive(swept, None, names, asked=set(names), option=True).steps
-            worked.append((f"{label} {format_quantity(value, unit)}", list(steps)))
+            option_steps = self._derive(swept, None, names, asked=set(names), option=True).steps
+            worked.append((f"{label} {format_quantity(value, unit)}", list(option_steps)))
         first = worked[0][1]
         common = [  # the same for every option: worked once, before the options
             step
