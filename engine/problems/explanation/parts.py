@@ -262,17 +262,32 @@ class Working:
             before = self.drafts[-1].scope
             if scope is None:
                 heading = "Back to the question's own values"
-            else:  # a what-if as the question tells it, and which one it replaces
+            else:  # a what-if as the question tells it, and what goes back to the question's own
                 said = changes(self.template, self.variant, None, scope) or setting(
                     self.template, self.variant, scope
                 )
-                replaced = before is not None and changes(
-                    self.template, self.variant, None, before, brief=True
-                )
-                heading = f"With {said} instead of {replaced}" if replaced else f"With {said}"
+                heading = f"With {said}{self._reverted(before, scope)}"
         draft = _Draft(scope, heading)
         self.drafts.append(draft)
         self._givens(draft)
+
+    def _reverted(self, before: str | None, scope: str) -> str:
+        """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
+        and this one does not."""
+        if before is None:
+            return ""
+        own = self.variant.values(None)
+        names = [
+            name
+            for name in self.template.scenarios.get(before, {})
+            if name not in self.template.scenarios.get(scope, {}) and name in own
+        ]
+        back = [
+            f"{label_of(self.template.workload, name)} "
+            f"({value_text(self.template, self.variant, name, float(own[name]))})"
+            for name in names
+        ]
+        return f", and the question's own {' and '.join(back)}" if back else ""
 
     def _givens(self, draft: _Draft) -> None:
         """The givens a section's steps will read that no earlier section listed, as the prompt
