@@ -17,5 +17,8 @@ def opener(template: Template, questions: tuple[str, ...], answers: tuple[str, .
         question = re.sub(r"[ \t\n]+", " ", question).strip()  # never the no-break space of 4,096 tokens
         ending = "" if question.endswith(("?", ".", ":")) else ":"
         answer = answer.rstrip(".")
-        said.append(f"({letters(index)}) {question}{ending} {answer[:1].upper()}{answer[1:]}.")
+        first = answer.split(" ")[0]
+        if len(first) > 1 and first.isalpha():  # "Memory.", but "m = 128" keeps its symbol
+            answer = answer[:1].upper() + answer[1:]
+        said.append(f"({letters(index)}) {question}{ending} {answer}.")
     return " ".join(said)
