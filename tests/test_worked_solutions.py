@@ -205,3 +205,11 @@ def test_the_template_insight_never_contradicts_a_part() -> None:
     for seed in range(20):
         problem = _problem("speculative/large-batch", seed)
         assert not any("no longer pay" in sentence for sentence in problem.explanation.lead)
+
+
+def test_a_given_reads_as_the_prompt_writes_it() -> None:
+    """The prompt says "at 70% MFU"; the givens said "MFU = 0.7"."""
+    problem = _problem("attention_memory/prefill-quadratic", 3)
+    assert "70% MFU" in problem.prompt.replace(NBSP, " ")
+    givens = [f"{g.label} = {g.value}" for g in problem.explanation.sections[0].givens]
+    assert "MFU = 70%" in givens

@@ -81,7 +81,7 @@ class Problem:
         """The worked explanation, worked out only for screens and prints that show it."""
         questions = tuple(part.prompt for part in self.parts)
         answers = tuple(part.shown_answer for part in self.parts)
-        return explain(self.template, self.variant, self.insights, questions, answers)
+        return explain(self.template, self.variant, self.insights, questions, answers, self.prompt)
 
     @property
     def id(self) -> str:

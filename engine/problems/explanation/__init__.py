@@ -25,11 +25,12 @@ def explain(
     lead: tuple[str, ...],
     questions: tuple[str, ...],
     answers: tuple[str, ...],
+    prompt: str = "",
 ) -> Explanation:
     """The explanation of `variant`: the opener from the rendered part `questions` and the key's
     `answers` (as printed, so a step that answers a part ends in exactly that answer), then the
-    `lead` sentences, then the working of each part in order."""
-    working = Working(template, variant, answers)
+    `lead` sentences, then the working of each part in order; givens read as the `prompt` writes them."""
+    working = Working(template, variant, answers, prompt)
     for index, part in enumerate(template.parts):
         working.part(index, part)
         working.flush()

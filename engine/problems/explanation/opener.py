@@ -18,7 +18,9 @@ def opener(template: Template, questions: tuple[str, ...], answers: tuple[str, .
         ending = "" if question.endswith(("?", ".", ":")) else ":"
         answer = answer.rstrip(".")
         first = answer.split(" ")[0]
-        if len(first) > 1 and first.replace("-", "").rstrip(":").isalpha():  # "Memory.", but "m = 128" keeps its symbol
+        if (
+            len(first) > 1 and first.replace("-", "").rstrip(":").isalpha()
+        ):  # "Memory.", but "m = 128" keeps its symbol
             answer = answer[:1].upper() + answer[1:]
         said.append(f"({letters(index)}) {question}{ending} {answer}.")
     return " ".join(said)

@@ -39,6 +39,7 @@ class Working:
     template: Template
     variant: Variant
     answers: tuple[str, ...]  # each part's answer as the key prints it
+    prompt: str = ""  # the rendered prompt, whose way of writing a given the givens keep
     drafts: list[_Draft] = field(default_factory=list)
     texts: dict[str | None, dict[str, str]] = field(default_factory=dict)  # scope -> name -> shown
     pending: list[str] = field(default_factory=list)  # derived values waiting for a what-if they read
@@ -271,6 +272,15 @@ class Working:
         self.drafts.append(draft)
         self._givens(draft)
 
+    def _as_prompted(self, shown: str) -> str:
+        """A given as the prompt writes it: an MFU of 0.55 the prompt calls "55%" reads 55%."""
+        try:
+            fraction = float(shown)
+        except ValueError:
+            return shown
+        percent = f"{fraction * 100:.10g}%"
+        return percent if 0 < fraction < 1 and percent in self.prompt else shown
+
     def _reverted(self, before: str | None, scope: str) -> str:
         """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
         and this one does not."""
@@ -323,7 +333,7 @@ class Working:
             if clause is not None:  # a case the question sets in words: "the cache crosses the network"
                 draft.items.insert(0, f"{clause[:1].upper()}{clause[1:]}.")
                 continue
-            draft.givens.append(Given(label_of(self.template.workload, name), shown))
+            draft.givens.append(Given(label_of(self.template.workload, name), self._as_prompted(shown)))
 
     def _reads_unshown_what_if(self, name: str) -> bool:
         by_name = {d.name: d for d in self.template.derived}
