@@ -166,7 +166,8 @@ class Working:
         current = self.drafts[-1].scope if self.drafts else None
         # the setting the reader is in first, so the working bounces between sections least
         for scope in sorted(by_scope, key=lambda s: (s != current, s is not None, s or "")):
-            self._work(scope, by_scope[scope])
+            if not set(by_scope[scope]) <= set(self.texts.get(scope, {})):  # else: all shown above
+                self._work(scope, by_scope[scope])
         if not self.drafts:
             self._enter(None)
         step = expression_step(self.template, self.variant, answer, result, self.shown)

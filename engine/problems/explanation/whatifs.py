@@ -99,6 +99,8 @@ def moved(template: Template, variant: Variant, step: Step, old: float, was: str
     to 121 TFLOP"), so the reader can check it against what they just read."""
     ratio = ratio_words(step.value / old) if old else None
     shown_old = was or value_text(template, variant, step.name, old, digits=3)  # as the reader saw it
+    if shown_old == step.result:
+        return f"{step.label} stays at about {step.result}"  # moved less than its rounding
     if ratio == ("up", 2):
         return f"{step.label} doubles from {shown_old} to {step.result}"
     if ratio == ("down", 2):
