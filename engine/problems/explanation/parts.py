@@ -47,7 +47,9 @@ class Working:
 
     def sections(self) -> tuple[Section, ...]:
         return tuple(
-            Section(d.heading, tuple(d.givens), tuple(d.items), d.parts) for d in self.drafts if d.items or d.givens
+            Section(d.heading, tuple(d.givens), tuple(d.items), d.parts)
+            for d in self.drafts
+            if d.items or d.givens
         )
 
     def shown(self, scope: str | None, name: str) -> str | None:
