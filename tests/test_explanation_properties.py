@@ -73,7 +73,6 @@ def _nodes(node: Any) -> Iterator[dict[str, Any]]:
 def _steps(problem: Problem) -> Iterator[Step]:
     for section in problem.explanation.sections:
         yield from (item for item in section.items if isinstance(item, Step))
-    yield from (step for _, step in problem.explanation.answers)
 
 
 def test_no_term_that_is_zero_for_the_variant_is_shown() -> None:
@@ -88,16 +87,17 @@ def test_no_term_that_is_zero_for_the_variant_is_shown() -> None:
 
 
 def test_every_part_answered_by_one_quantity_is_marked_in_the_working() -> None:
-    """A reader finds each numeric or choice answer as a marked step (or an answer step)."""
+    """A reader finds each part's answer as a marked step: numeric, choice and select-all parts
+    alike (issue 21: fits-sweep (a) and compute-bound-rows (b) had no working at all)."""
     for problem in PROBLEMS:
         marked = {
             letter.strip()
             for section in problem.explanation.sections
             for letters in section.parts.values()
             for letter in letters.split(",")
-        } | {letter for letter, _ in problem.explanation.answers}
+        }
         for index, part in enumerate(problem.template.parts):
-            if part.answer is not None and part.sweep is None and part.answer.names:
+            if part.answer is not None and part.answer.names:
                 assert chr(ord("a") + index) in marked, (problem.id, problem.seed, part.name)
 
 
@@ -115,12 +115,13 @@ def test_a_step_that_answers_a_part_ends_in_the_keys_answer() -> None:
 
 def test_a_large_what_if_ratio_is_written_by_the_formatter() -> None:
     """A what-if can scale an input thousands of times (batch 1 to 4,678): the ratio is a figure too."""
-    from perfdrill.engine.problems.explanation import _moved, _ratio_words
+    from perfdrill.engine.problems.explanation.whatifs import moved, ratio_words
 
     problem = PROBLEMS[0]
     step = Step("flops", "FLOPs", None, None, "254\u00a0TFLOP", 4678.0)
-    assert _ratio_words(4678.0) == ("up", 4678)
-    assert _moved(problem.template, problem.variant, step, 1.0) == "FLOPs grows 4,678× to 254\u00a0TFLOP"
+    assert ratio_words(4678.0) == ("up", 4678)
+    said = moved(problem.template, problem.variant, step, 1.0)
+    assert said == "FLOPs grows 4,678× from 1\u00a0FLOP to 254\u00a0TFLOP"
 
 
 def test_no_step_repeats_its_result_and_a_chosen_value_is_not_a_ratio() -> None:

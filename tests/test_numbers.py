@@ -86,7 +86,7 @@ def test_a_whole_quantity_is_never_fractional_where_rounding_costs_under_one_per
         (0.0056, "GB", "5.6 MB"),
         (2388, "us", "2.39 ms"),
         (13.74, "day", "13.7 days"),
-        (0.04904, "day", "1.18 hours"),
+        (0.04904, "day", "0.049 days"),  # issue 21: a part asked in days answers in days (was 1.18 hours)
         (128, "KiB/token", "128 KiB/token"),  # a part asked in KiB is answered in KiB
         (1380, "ms", "1.38 s"),
         (0.9644, "ms", "964 µs"),

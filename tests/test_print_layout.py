@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from typing import Any
 
@@ -109,14 +110,21 @@ def test_a_plot_names_chip_and_dtype_and_reads_its_roofs() -> None:
     # H100 SXM bf16: 989 TFLOP/s over 3.35 TB/s puts the ridge at 989/3.35 = 295 FLOP/byte.
     view = RooflineView(
         (
-            Roof("roof", 989e12, 3.35e12, 295.2),
-            Roof("roof (more_bandwidth)", 989e12, 6.7e12, 147.6, "what-if: 2× bandwidth"),
+            Roof("NVIDIA H100 SXM, bf16", 989e12, 3.35e12, 295.2),
+            Roof(
+                "NVIDIA H100 SXM, bf16 (what-if: 2× bandwidth)",
+                989e12,
+                6.7e12,
+                147.6,
+                "what-if: 2× bandwidth",
+            ),
         ),
         (OperatingPoint("operation", 64.0, 64.0 * 3.35e12),),
     )
-    plot = roofline_plot(view, "NVIDIA H100 SXM · bf16 dense peak", "H100")
-    assert plot["title"] == "NVIDIA H100 SXM · bf16 dense peak"
-    assert [roof["label"].split(":")[0] for roof in plot["roofs"]] == ["H100 roof", "what-if"]
+    plot = roofline_plot(view, "Roofline of NVIDIA H100 SXM, bf16")
+    assert plot["title"] == "Roofline of NVIDIA H100 SXM, bf16"
+    labels = [roof["label"].split(":")[0] for roof in plot["roofs"]]  # issue 21: each names what it draws
+    assert labels == ["NVIDIA H100 SXM, bf16", "NVIDIA H100 SXM, bf16 (what-if"]
     assert "2× bandwidth" in plot["roofs"][1]["label"] and "more_bandwidth" not in json.dumps(plot)
     roof = plot["roofs"][0]["label"].replace("\u00a0", " ")
     assert "989 TFLOP/s" in roof and "295 FLOP/B" in roof
@@ -144,3 +152,29 @@ def _slot(problem: Any) -> Any:
     from perfdrill.engine.output import Slot
 
     return Slot(0, 1, problem, "TEST-CODE")
+
+
+def test_a_printed_plot_names_the_roof_it_draws() -> None:
+    """Issue 21: the title said "bf16 dense peak" over a roof derated by MFU and chip count. Seed 0
+    of prefill-quadratic runs on 4 H100 SXM at 50% MFU: 4 × 989 TFLOP/s × 0.5 = 1.978 PFLOP/s
+    (H100 SXM dense bf16 989 TFLOP/s, NVIDIA H100 datasheet)."""
+    problem = generate(load_bank([]).get("attention_memory/prefill-quadratic"), 0, load_specs([]))
+    assert problem.roofline is not None
+    plot = roofline_plot(problem.roofline, "title")
+    label = plot["roofs"][0]["label"].replace("\u00a0", " ")
+    assert label.startswith("4 × NVIDIA H100 SXM5 80GB, bf16 at 50% MFU: 1.98 PFLOP/s"), label
+
+
+def test_a_what_if_that_leaves_the_roof_alone_does_not_name_it() -> None:
+    """A batch-1 what-if moves the operation, not the roof: no roof is called "what-if: batch 1"."""
+    bank, specs = load_bank([]), load_specs([])
+    for template in bank.select():
+        for seed in range(3):
+            problem = generate(template, seed, specs)
+            view = problem.roofline
+            if view is None:
+                continue
+            own = [float(problem.variant.lookup(name, None)) for name in ("system_flops", "system_bandwidth")]
+            for roof in view.roofs:
+                moved = not all(map(math.isclose, (roof.peak_flops, roof.bandwidth), own))
+                assert bool(roof.what_if) == moved, (template.id, seed, roof.label)

@@ -20,7 +20,7 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula
+from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula, spoken
 from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS, VALUE_WORDS
 from perfdrill.engine.model.maths import FUNCTIONS
 from perfdrill.engine.model.workloads import WORKLOADS
@@ -158,6 +158,9 @@ def display_tree(expr: sympy.Basic, order: _Order) -> object:
         # Longer products first, subtracted terms last: 2·d·V + d, and a − b rather than −b + a.
         terms = sorted(expr.args, key=lambda t: (t.could_extract_minus_sign(), -len(sympy.Mul.make_args(t))))
         return ("+", *(display_tree(term, order) for term in terms))
+    if isinstance(expr, sympy.Mul) and _one_root(expr):  # √(C ÷ (6·r)), never 2.45 × √C ÷ (6 × √r)
+        inside = sympy.Mul(*(arg**2 for arg in expr.args), evaluate=True)
+        return ("sqrt", display_tree(inside, order))
     if isinstance(expr, sympy.Mul):
         factors: list[object] = []
         args = list(expr.args)
@@ -195,6 +198,15 @@ def display_tree(expr: sympy.Basic, order: _Order) -> object:
     raise TypeError(f"no display form for {type(expr).__name__} in {expr}")
 
 
+def _one_root(expr: sympy.Mul) -> bool:
+    """A product of square roots and numbers with at least one root of a name: read as one root,
+    since sympy splits √(C/(6r)) into √6·√C/(6·√r), whose constant 2.45 no reader recognises."""
+    roots = [arg for arg in expr.args if isinstance(arg, sympy.Pow) and abs(arg.exp) == sympy.Rational(1, 2)]
+    rest = [arg for arg in expr.args if arg not in roots]
+    named = any(root.free_symbols for root in roots)
+    return named and all(arg.is_number for arg in rest)
+
+
 def generate_display_source() -> str:
     """Python source of generated_display.py: labels, phrases and formula trees of every quantity."""
     order = _Order()
@@ -204,7 +216,7 @@ def generate_display_source() -> str:
             whole = formula.whole or bool(formula.exact)
             tree = display_tree(formula.expr, order)
             quantities[formula.name + "@" + workload] = (formula.title, formula.phrases, whole, tree)
-    labels = {name: INPUT_LABELS.get(name, name.replace("_", " ")) for name in INPUTS}
+    labels = {name: INPUT_LABELS.get(name, spoken(name)) for name in INPUTS}
     return "\n".join(
         [
             _HEADER,

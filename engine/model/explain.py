@@ -17,6 +17,7 @@ from typing import Any
 
 from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
+from perfdrill.engine.model.formulas import spoken
 from perfdrill.engine.model.maths import (
     Node,
     Reason,
@@ -45,7 +46,7 @@ def label_of(workload: str, name: str) -> str:
     entry = generated_display.QUANTITIES.get(f"{name}@{workload}")
     if entry is not None:
         return str(entry[0])
-    return str(generated_display.INPUT_LABELS.get(name, name.replace("_", " ")))
+    return str(generated_display.INPUT_LABELS.get(name, spoken(name)))
 
 
 def is_whole(workload: str, name: str) -> bool:
@@ -152,6 +153,12 @@ class _Context:
             )
         return self.shown[name]
 
+    def figure(self, name: str) -> str:
+        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words."""
+        if self.categorical(name):
+            return format_quantity(float(self.values[name]), "1")
+        return self.value_text(name)
+
     def categorical(self, name: str) -> bool:
         return name in self.table and info(self.workload, name).labels is not None
 
@@ -165,15 +172,18 @@ def derivation(
     binary: Collection[str] = (),
     units: Mapping[str, str] | None = None,
     asked: Collection[str] | None = None,
+    shown: Mapping[str, str] | None = None,
 ) -> Derivation:
     """Steps for `names` and every computed quantity they rest on, dependencies first.
 
     Names in `given` were supplied directly (inputs or overrides) and are not derived; `binary`
     names are shown in GiB (their source is); `units` gives the unit of names the engine lacks.
     A name in `asked` (all of `names` unless given) is always a step, even where it only renames
-    another quantity; any other such name is read as the quantity it renames.
+    another quantity; any other such name is read as the quantity it renames. `shown` holds the
+    text earlier lines (or the key) gave a value: every step writes that value so again.
     """
     context = _Context(workload, values, given, binary, units or {}, frozenset(computed(workload)))
+    context.shown.update(shown or {})
     asked = names if asked is None else asked
     fixed = _vanishing(context, asked)
     words = generated_display.VALUE_WORDS
@@ -269,7 +279,7 @@ def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> St
     formula = _formula(workload, tree)
     substituted = None
     if names_in(tree) and not isinstance(tree, str):
-        substituted = display_node(tree, lambda n: quantity(context.value_text(n)))
+        substituted = display_node(tree, lambda n: quantity(context.figure(n)))
     return Step(
         name,
         title,

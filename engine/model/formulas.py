@@ -184,8 +184,8 @@ INPUT_LABELS: dict[str, str] = {
     "inputs": "inputs",
     "outputs": "outputs",
     "kernels": "kernels",
-    "participants": "GPUs in the ring",
-    "collective_bytes": "all-reduce buffer",
+    "participants": "GPUs taking part",  # a ring's, and an all-to-all's
+    "collective_bytes": "buffer per GPU",  # what each GPU reduces, gathers or exchanges
     "training_bytes_per_param": "training bytes per parameter",
     "host_link_bandwidth": "host link bandwidth",
     "launch_overhead": "launch overhead",
@@ -219,6 +219,35 @@ WHOLE_INPUTS = frozenset({
 # fmt: on
 
 
+# How the words of a name are written in a label: acronyms and names as people write them, so a
+# worked solution never reads "tpot slo", "zero3 state bytes" or "l2 cache bytes" (issue 21).
+_WORDS = {
+    "slo": "SLO", "tpot": "TPOT", "ttft": "TTFT", "l2": "L2", "sm": "SM", "hbm": "HBM", "kv": "KV",
+    "moe": "MoE", "mfu": "MFU", "dp": "DP", "tp": "TP", "fsdp": "FSDP", "mlp": "MLP", "gemv": "GEMV",
+    "sram": "SRAM", "flops": "FLOPs", "io": "I/O", "zero": "ZeRO", "zero1": "ZeRO-1", "zero2": "ZeRO-2",
+    "zero3": "ZeRO-3", "comm": "communication", "chinchilla": "Chinchilla", "qkvo": "Q, K, V and O",
+    "min": "fewest", "fp4": "fp4", "nic": "NIC", "pd": "prefill-to-decode",
+}  # fmt: skip
+_PHRASES = (
+    ("all reduce", "all-reduce"),
+    ("all gather", "all-gather"),
+    ("all to all", "all-to-all"),
+    ("reduce scatter", "reduce-scatter"),
+    ("alpha beta", "α-β"),
+    ("inter node", "inter-node"),
+    ("intra node", "in-node"),
+    ("recursive doubling", "recursive-doubling"),
+)
+
+
+def spoken(name: str) -> str:
+    """A name as a person says it: "tpot_slo" is "TPOT SLO", "zero3_state_bytes" "ZeRO-3 state bytes"."""
+    said = " ".join(_WORDS.get(word, word) for word in name.split("_"))
+    for written, meant in _PHRASES:
+        said = said.replace(written, meant)
+    return said
+
+
 @dataclass(frozen=True)
 class Formula:
     name: str
@@ -234,8 +263,8 @@ class Formula:
 
     @property
     def title(self) -> str:
-        """The label, or the name with spaces where a definition declares none."""
-        return self.label or self.name.replace("_", " ")
+        """The label, or the name as people say it where a definition declares none."""
+        return self.label or spoken(self.name)
 
 
 def define(name: str, expr: sympy.Expr, unit: str, doc: str, **extra: object) -> Formula:

@@ -44,7 +44,20 @@ VALUE_WORDS = {
         4: "the timed code launches kernels from a Python loop",
         5: "the timed code runs an unfused eager chain",
         6: "the timed code recomputes the prefix without a KV cache",
-    }
+    },
+    "transfer_link": {  # the path a KV cache crosses (serving.transfer_bandwidth)
+        1: "the cache crosses the chip-to-chip link",
+        2: "the cache crosses PCIe",
+        3: "the cache crosses the network",
+    },
+}
+# How a what-if names a case it switches to, after "With": input -> value -> a phrase.
+SETTING_WORDS = {
+    "transfer_link": {
+        1: "the cache sent over the chip-to-chip link",
+        2: "the cache sent over PCIe",
+        3: "the cache sent over the network",
+    },
 }
 NEXT_STEPS = (
     "move fewer bytes: downcast or quantize",

@@ -280,7 +280,10 @@ def display(tree: Tree, leaf: Callable[[str], Node]) -> Node:
         items = [display(args[0], leaf)]
         for term in args[1:]:
             negative, rest = _negated(term)
-            items += [op(MINUS if negative else "+"), display(rest, leaf)]
+            shown = display(rest, leaf)
+            if negative and isinstance(rest, tuple) and rest[0] == "+":
+                shown = {"k": "paren", "c": shown}  # a − (b − c): the sum subtracted whole
+            items += [op(MINUS if negative else "+"), shown]
         return row(*items)
     if head == "*":
         return _display_product(args, leaf)
@@ -381,7 +384,8 @@ def text(node: Node) -> str:
         return f"{left}{text(node['c'])}{right}"
     if kind == "sqrt":
         inner = node["c"]
-        return f"√({text(inner)})" if inner["k"] in ("row", "frac") else f"√{text(inner)}"
+        bracketed = inner["k"] in ("row", "frac") or "e" in inner  # √(6.38 × 10²³ FLOP)
+        return f"√({text(inner)})" if bracketed else f"√{text(inner)}"
     if kind == "fn":
         return f"{node['t']}({', '.join(text(arg) for arg in node['c'])})"
     raise ValueError(f"unknown display node {kind!r}")

@@ -85,6 +85,7 @@ EXPERT_PARALLEL = [
         "1",
         "which takes longer per MoE layer: the expert math or the dispatch and combine",
         labels=("the expert compute", "the dispatch and combine all-to-all"),
+        phrases=("the expert compute takes longer", "the dispatch and combine all-to-all take longer"),
         shown="all-to-all if 2·all_to_all_time > expert_compute_time else the expert compute",
     ),
     define(

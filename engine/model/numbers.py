@@ -73,6 +73,8 @@ _WHOLE_UNITS = {
     "token": (1.0, "token"),
     "tokens": (1.0, "token"),
     "B/param": (1.0, "byte/parameter"),
+    "token/s": (1.0, "token/s"),  # 823 tokens/s, as every other rate of tokens reads
+    "tokens/s": (1.0, "token/s"),
     "1": (1.0, "1"),
     "": (1.0, "1"),
 }
@@ -241,6 +243,9 @@ def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = Fa
     if read is None:
         return _join(_plain(value, digits), unit_shown(unit))
     scale, base, binary = read
+    if unit.rstrip("s") in ("day", "hour", "year"):  # a part asked in days answers in days (issue 21)
+        figure = number(value, digits)
+        return _join(figure, unit.rstrip("s") + ("" if figure == "1" else "s"))
     if exact and float(value).is_integer():
         singular, plural = _COUNTS.get(base, ("", ""))
         return _join(whole(value), singular if value == 1 else plural)

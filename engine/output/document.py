@@ -17,6 +17,7 @@ from perfdrill.engine.output.spec_facts import spec_tables
 from perfdrill.engine.output.versions import Slot
 from perfdrill.engine.output.worked import explanation_data
 from perfdrill.engine.problems.generation import Problem, ProblemPart
+from perfdrill.engine.problems.roofline_view import RooflineView
 
 RUNNING_TITLE = 60  # characters of the title a page header repeats; the first page has it all
 
@@ -91,25 +92,13 @@ def key_entry(slot: Slot, options: PrintOptions) -> dict[str, Any]:
         "command": reproduce_command(problem),
         "answers": [[letter(i), answer_text(part)] for i, part in enumerate(problem.parts)],
         "explanation": explanation_data(problem),
-        "plot": None if view is None else roofline_plot(view, plot_title(problem), _chip_name(problem)),
+        "plot": None if view is None else roofline_plot(view, plot_title(view)),
     }
 
 
-def _scenario_value(problem: Problem, key: str, default: Any) -> Any:
-    value = problem.template.scenario.get(key, default)
-    return problem.variant.params.get(value, value) if isinstance(value, str) else value
-
-
-def _chip_name(problem: Problem) -> str:
-    chip = _scenario_value(problem, "chip", None)
-    return str(getattr(chip, "name", "chip"))
-
-
-def plot_title(problem: Problem) -> str:
-    """The chip and the dtype its roof is for, e.g. "H100 SXM · bf16 dense peak"."""
-    chips = int(_scenario_value(problem, "chips", 1))
-    count = f"{chips} × " if chips > 1 else ""
-    return f"{count}{_chip_name(problem)} · {_scenario_value(problem, 'dtype', 'bf16')} dense peak"
+def plot_title(view: RooflineView) -> str:
+    """The roof the plot draws, as its line is labelled: "Roofline of 2 × H100 SXM, bf16 at 55% MFU"."""
+    return f"Roofline of {view.roofs[0].label}"
 
 
 def answer_grid_line(entry: dict[str, Any]) -> list[str]:

@@ -67,8 +67,8 @@ class ExplanationLine:
 
 
 def explanation_lines(problem: Problem) -> list[ExplanationLine]:
-    """The worked explanation line by line: the conclusion, then each section's heading, givens
-    and steps (each what-if as what it changes), then answers worked across sections."""
+    """The worked explanation line by line: the answers first, then each section's heading,
+    givens and steps (a what-if as what it changes), the parts in the order asked."""
     explanation = problem.explanation
     lines = [ExplanationLine("lead", " ".join(explanation.lead))] if explanation.lead else []
     for section in explanation.sections:
@@ -82,9 +82,6 @@ def explanation_lines(problem: Problem) -> list[ExplanationLine]:
                 lines.append(ExplanationLine("item", item))
             else:
                 lines.append(_step_line(item, section.parts.get(item.name, "")))
-    if explanation.answers:  # worked from several sections: after them, under a heading of their own
-        lines.append(ExplanationLine("heading", "Putting them together:"))
-        lines += [_step_line(step, letter) for letter, step in explanation.answers]
     return lines
 
 

@@ -39,11 +39,11 @@ def _scale(low: float, high: float) -> Any:
     return lambda value: round((math.log10(value) - math.log10(low)) / span, 4)
 
 
-def roofline_plot(view: RooflineView, title: str, chip: str) -> dict[str, Any]:
+def roofline_plot(view: RooflineView, title: str) -> dict[str, Any]:
     """The plot of `view`: title, axes, ticks, roof lines, operating points and legend entries.
 
     Coordinates are fractions of the plot area, 0 at the bottom left and 1 at the top right.
-    `chip` names the variant's own roof; a scenario's roof is named by what it changes.
+    Each roof is named for what it draws: its chips, dtype and MFU, and a what-if's change.
     """
     intensities = [p.intensity for p in view.points] + [r.ridge_point for r in view.roofs]
     x_low = 10 ** math.floor(math.log10(min(intensities)) - 0.3)
@@ -61,7 +61,7 @@ def roofline_plot(view: RooflineView, title: str, chip: str) -> dict[str, Any]:
             (roof.ridge_point, roof.peak_flops),
             (x_high, roof.peak_flops),
         ]
-        label = roof.what_if or f"{chip} roof"
+        label = roof.label  # the roof drawn: chips, dtype and MFU ("2 × H100, bf16 at 55% MFU")
         roofs.append(
             {
                 "points": [[x(a), y(b)] for a, b in corners],

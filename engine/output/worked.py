@@ -29,7 +29,7 @@ def _step(step: Step, letters: str) -> dict[str, Any]:
 
 
 def explanation_data(problem: Problem) -> dict[str, Any]:
-    """The explanation of `problem`: lead sentences, sections of givens and steps, answer steps."""
+    """The explanation of `problem`: lead sentences, then sections of givens and steps."""
     explanation = problem.explanation
     sections = []
     for section in explanation.sections:
@@ -44,5 +44,4 @@ def explanation_data(problem: Problem) -> dict[str, Any]:
     return {
         "lead": list(explanation.lead),
         "sections": sections,
-        "answers": [_step(step, letter) for letter, step in explanation.answers],
     }

@@ -82,7 +82,9 @@ class Problem:
     @cached_property
     def explanation(self) -> Explanation:
         """The worked explanation, worked out only for screens and prints that show it."""
-        return explain(self.template, self.variant, self.insights, tuple(p.shown_answer for p in self.parts))
+        questions = tuple(part.prompt for part in self.parts)
+        answers = tuple(part.shown_answer for part in self.parts)
+        return explain(self.template, self.variant, self.insights, questions, answers, self.prompt)
 
     @property
     def id(self) -> str:
@@ -240,7 +242,16 @@ def generate(template: Template, seed: int, specs: SpecBook, follow_up: FollowUp
         )
         for i, hint in enumerate(template.hints)
     )
-    sentences = insights(template.workload, variant.values(None), lambda name: variant.lookup(name, None))
+    asked = {  # the quantities parts ask in the question's own setting; a sweep varies it
+        name
+        for part in template.parts
+        if part.answer and part.sweep is None
+        for scope, name in part.answer.names
+        if scope is None
+    }
+    sentences = insights(
+        template.workload, variant.values(None), lambda name: variant.lookup(name, None), asked
+    )
     if template.insight:
         sentences.append(
             tie_units(

@@ -1,8 +1,8 @@
-"""One sentence of intuition per regime a variant lands in, built from the computed values."""
+"""One sentence of intuition for each regime a part asks about, built from the computed values."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
@@ -10,11 +10,14 @@ from perfdrill.engine.model.evaluation import computed, info
 from perfdrill.engine.model.explain import display
 
 
-def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], Any]) -> list[str]:
+def insights(
+    workload: str, values: Mapping[str, Any], lookup: Callable[[str], Any], asked: Collection[str]
+) -> list[str]:
     """Why the numbers came out as they did, and what would change them.
 
-    A sentence is written only for a quantity the variant already computed (its answers and their
-    dependencies); the supporting numbers it quotes are computed through `lookup` if needed.
+    A sentence is written only for a quantity a part asks about in the question's own setting
+    (`asked`), so it never answers a question nobody asked nor contradicts a part set in a what-if;
+    the supporting numbers it quotes are computed through `lookup` if needed.
     """
 
     known = dict(values)
@@ -25,6 +28,8 @@ def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], A
     def has(trigger: str, *supporting: str) -> bool:
         """True when the variant worked out `trigger`, or everything it is decided from (a roofline
         whose runtime was asked has a bound), and the `supporting` numbers can be computed."""
+        if trigger not in asked:
+            return False
         try:
             if trigger not in known:
                 if trigger not in computed(workload) or not set(info(workload, trigger).args) <= set(known):
@@ -49,7 +54,10 @@ def insights(workload: str, values: Mapping[str, Any], lookup: Callable[[str], A
                 f"longer than the {show('launch_time')} of launching, and every kernel rereads and "
                 "rewrites the tensor; fusing them cuts that traffic to one read and one write."
             )
-    elif has("bound", "arithmetic_intensity", "ridge_point"):
+    elif not any(name.endswith("_bound") for name in asked) and has(
+        "bound", "arithmetic_intensity", "ridge_point"
+    ):
+        # only as the one regime asked: beside a prefill's, "memory-bound" would be ambiguous
         if round(float(known["bound"])) == 1:
             sentences.append(
                 f"Compute-bound: an intensity of {show('arithmetic_intensity')} is above the ridge point "

@@ -160,11 +160,18 @@ def _scenario(variant: Variant, key: str, default: Any) -> Any:
     return variant.params[value] if isinstance(value, str) and value in variant.params else value
 
 
-def _roof_label(variant: Variant) -> str:
+def _roof_label(variant: Variant, scope: str | None = None) -> str:
+    """The roof a setting draws, named by what sets it: "4 × H100 SXM, bf16 at 50% MFU"."""
     chip = _scenario(variant, "chip", None)
     name = getattr(chip, "name", "the chip")
-    chips = int(_scenario(variant, "chips", 1))
-    mfu = float(_scenario(variant, "mfu", 1.0))
+
+    def value(key: str, default: float) -> float:
+        try:
+            return float(variant.lookup(key, scope))
+        except (PerfdrillError, KeyError):
+            return default
+
+    chips, mfu = round(value("chips", 1)), value("mfu", 1.0)
     label = f"{chips} × {name}" if chips > 1 else name
     label += f", {_scenario(variant, 'dtype', 'bf16')}"
     return label + (f" at {mfu:.0%} MFU" if mfu < 1 else "")
@@ -213,15 +220,25 @@ def roofline_view(variant: Variant) -> RooflineView | None:
             continue
         look = Variant(template, variant.params, {**variant.inputs, **replaced}) if replaced else variant
         try:
-            roof = Roof(
-                _roof_label(variant) + suffix,
+            flops, bandwidth = (
                 float(look.lookup("system_flops", scope)),
                 float(look.lookup("system_bandwidth", scope)),
-                float(look.lookup("ridge_point", scope)),
-                what_if[scope] if scope else "",
+            )
+            own = (
+                float(variant.lookup("system_flops", None)),
+                float(variant.lookup("system_bandwidth", None)),
             )
         except (PerfdrillError, ArithmeticError, TypeError, ValueError):
             return None  # no chip in this question: nothing to draw
+        moves_roof = scope is not None and not all(map(math.isclose, (flops, bandwidth), own))
+        # a what-if names the roof only when it draws another one (batch 1 leaves the roof alone)
+        roof = Roof(
+            _roof_label(look, scope if moves_roof else None) + (suffix if moves_roof else ""),
+            flops,
+            bandwidth,
+            flops / bandwidth,
+            what_if[scope] if moves_roof and scope else "",
+        )
         if not (_positive(roof.peak_flops) and _positive(roof.bandwidth)):
             continue
         if all((r.peak_flops, r.bandwidth) != (roof.peak_flops, roof.bandwidth) for r in roofs):

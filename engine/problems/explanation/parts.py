@@ -1,0 +1,397 @@
+"""The working, part by part in the order asked: each part gets the steps it still needs, then its
+answer. A part set in a what-if opens a section named against the setting shown just above it,
+where a value that moves is said against the value the reader just read."""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from perfdrill.engine.model.evaluation import INPUTS, computed
+from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
+from perfdrill.engine.model.generated_display import VALUE_WORDS
+from perfdrill.engine.model.maths import quantity
+from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.problems.explanation.model import Given, Section, letter
+from perfdrill.engine.problems.explanation.steps import derived_step, expression_step
+from perfdrill.engine.problems.explanation.values import binary_names, units, unshown_derived, value_text
+from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
+from perfdrill.engine.problems.templates import Part, Template
+from perfdrill.engine.problems.variants import Variant
+
+
+@dataclass
+class _Draft:
+    scope: str | None
+    heading: str
+    givens: list[Given] = field(default_factory=list)
+    items: list[Step | str] = field(default_factory=list)
+    parts: dict[str, str] = field(default_factory=dict)
+    said: set[str] = field(default_factory=set)  # names this section already shows or moves
+
+
+@dataclass
+class Working:
+    """The sections of one explanation, built part by part."""
+
+    template: Template
+    variant: Variant
+    answers: tuple[str, ...]  # each part's answer as the key prints it
+    prompt: str = ""  # the rendered prompt, whose way of writing a given the givens keep
+    drafts: list[_Draft] = field(default_factory=list)
+    texts: dict[str | None, dict[str, str]] = field(default_factory=dict)  # scope -> name -> shown
+    pending: list[str] = field(default_factory=list)  # derived values waiting for a what-if they read
+    worked: dict[str | None, set[str]] = field(default_factory=dict)  # scope -> names worked as steps
+
+    def sections(self) -> tuple[Section, ...]:
+        return tuple(
+            Section(d.heading, tuple(d.givens), tuple(d.items), d.parts)
+            for d in self.drafts
+            if d.items or d.givens
+        )
+
+    def shown(self, scope: str | None, name: str) -> str | None:
+        return self.texts.get(scope, {}).get(name)
+
+    # --- the parts ---------------------------------------------------------------------------
+
+    def part(self, index: int, part: Part) -> None:
+        """Work part `index`: its missing steps, then its answer, marked with its letter."""
+        label, answer = letter(index), part.answer
+        if answer is None:
+            return  # a choice fixed by the author: nothing to work out
+        if part.sweep is not None:
+            self._sweep(label, part)
+            return
+        derived = {d.name for d in self.template.derived}
+        text = answer.text.strip()
+        if isinstance(answer.tree, ast.Name) and text in derived:
+            self._derived(label, text)
+        elif isinstance(answer.tree, ast.Name | ast.Attribute):
+            ((scope, name),) = answer.names
+            if name in computed(self.template.workload) and name not in self.variant.inputs:
+                self._work(scope, [name], label)
+            else:
+                self._given_answer(scope, name, label, self.answers[index])
+        else:
+            self._expression(label, answer, self.answers[index])
+
+    def _work(self, scope: str | None, names: list[str], letter: str = "") -> None:
+        """Steps for `names` in `scope` that no earlier line of that scope showed; a step for a
+        name a part asks ends in the key's answer."""
+        self._enter(scope)
+        names = [name for name in names if name in computed(self.template.workload)]
+        if not names:
+            return
+        draft = self.drafts[-1]
+        texts = self.texts.setdefault(scope, {})
+        if letter:
+            for name in names:
+                texts[name] = self._key_text(scope, name, texts.get(name))
+        working = self._derive(self.variant, scope, names, asked=set(names) if letter else set())
+        if self.pending and set(working.givens) & set(self.pending):
+            self._resolve(set(working.givens))
+            self._enter(scope)
+            draft = self.drafts[-1]
+        above = self._above(draft)
+        for step in working.steps:
+            asked = bool(letter) and step.name in names
+            if asked and step.name in self.worked.setdefault(scope, set()):
+                self._read_off(step, letter)  # worked above for an earlier part: read it off
+                continue
+            if step.name in draft.said and not asked:
+                continue  # this section already has it
+            draft.said.add(step.name)
+            if asked:
+                draft.parts[step.name] = letter
+            elif scope is None and above is not _NONE and step.name in texts:
+                continue  # back to the question's own values: the reader has them above
+            elif above is not _NONE and step.name in self.texts.get(above, {}):
+                old = float(self.variant.lookup(step.name, above))
+                if math.isclose(old, step.value, rel_tol=1e-9):
+                    texts.setdefault(step.name, self.texts[above][step.name])
+                    continue  # the same as in the section just above
+                texts[step.name] = step.result
+                was = self.texts[above][step.name]
+                draft.items.append(moved(self.template, self.variant, step, old, was))
+                continue
+            elif step.name in texts:
+                continue  # shown earlier in this setting
+            elif (earlier := self._same_value_shown(step)) is not None:
+                texts[step.name] = earlier
+                continue  # the reader has this value from an earlier section
+            texts.setdefault(step.name, step.result)
+            self.worked.setdefault(scope, set()).add(step.name)
+            draft.items.append(step)
+
+    def _same_value_shown(self, step: Step) -> str | None:
+        """How an earlier section showed `step`'s quantity with the same value, if one did."""
+        for scope, texts in self.texts.items():
+            if step.name in texts:
+                value = float(self.variant.lookup(step.name, scope))
+                if math.isclose(value, step.value, rel_tol=1e-9):
+                    return texts[step.name]
+        return None
+
+    def _key_text(self, scope: str | None, name: str, current: str | None) -> str:
+        """The key's answer for a numeric part asking `name` in `scope`, else what was shown."""
+        for index, part in enumerate(self.template.parts):
+            answer = part.answer
+            plain = answer is not None and isinstance(answer.tree, ast.Name | ast.Attribute)
+            if part.kind == "numeric" and plain and answer is not None and answer.names == {(scope, name)}:
+                return self.answers[index]
+        value = float(self.variant.lookup(name, scope))
+        return current or value_text(self.template, self.variant, name, value, 3)
+
+    def _given_answer(self, scope: str | None, name: str, letter: str, answer: str) -> None:
+        """A part that asks for a value the question supplies (a chip's NIC bandwidth): read off."""
+        self._enter(scope)
+        label = label_of(self.template.workload, name)
+        self._read_off(Step(name, label, None, None, answer, float(self.variant.lookup(name, scope))), letter)
+
+    def _read_off(self, step: Step, letter: str) -> None:
+        """`label = answer` for part `letter`, a value the reader already has."""
+        name = f"{step.name}@{letter}"
+        read = Step(name, step.label, quantity(step.result), None, step.result, step.value)
+        self.drafts[-1].items.append(read)
+        self.drafts[-1].parts[name] = letter
+
+    def _expression(self, letter: str, answer: Any, result: str) -> None:
+        """An answer the template writes as arithmetic: what it reads worked first, in its own
+        setting, then the expression itself with the values as shown."""
+        by_scope: dict[str | None, list[str]] = {}
+        for scope, name in sorted(answer.names, key=lambda pair: (pair[0] or "", pair[1])):
+            by_scope.setdefault(scope, []).append(name)
+        self._resolve({name for _, name in answer.names})
+        current = self.drafts[-1].scope if self.drafts else None
+        # the setting the reader is in first, so the working bounces between sections least
+        for scope in sorted(by_scope, key=lambda s: (s != current, s is not None, s or "")):
+            if not set(by_scope[scope]) <= set(self.texts.get(scope, {})):  # else: all shown above
+                self._work(scope, by_scope[scope])
+        if not self.drafts:
+            self._enter(None)
+        step = expression_step(self.template, self.variant, answer, result, self.shown)
+        if step is None:
+            return
+        step = replace(step, name=f"({letter})")
+        self.drafts[-1].items.append(step)
+        self.drafts[-1].parts[step.name] = letter
+
+    def _derived(self, letter: str, name: str) -> None:
+        """A part whose answer is the template's own formula (`derived:`), ending in the key's answer."""
+        self._emit_derived(name, letter, self.answers[ord(letter) - ord("a")])
+
+    def _emit_derived(self, name: str, letter: str = "", answer: str = "") -> None:
+        """A derived value worked as a step, after what it reads: other derived values, the
+        question's own quantities, and a what-if's (the draft model's step time) in its section."""
+        by_name = {d.name: d for d in self.template.derived}
+        if name in self.texts.get(None, {}) and not letter:
+            return
+        if name in self.pending:
+            self.pending.remove(name)  # before working what it reads, which may ask for it again
+        for scope, used in sorted(by_name[name].value.names, key=lambda pair: (pair[0] or "", pair[1])):
+            if used in by_name and used != name and used in unshown_derived(self.template):
+                self._emit_derived(used)
+            elif scope is not None and used not in self.texts.get(scope, {}):
+                back = self.drafts[-1].scope if self.drafts else None
+                self._work(scope, [used])
+                self._enter(back)
+        if name in self.texts.get(None, {}) and not letter:
+            return  # worked while working what it reads
+        step = derived_step(self.template, self.variant, name, self.shown)
+        if step is None:
+            return
+        self._enter(self.drafts[-1].scope if self.drafts else None)
+        if letter:
+            step = replace(step, result=answer)
+            self.drafts[-1].parts[step.name] = letter
+        self.texts.setdefault(None, {})[name] = step.result
+        self.texts.setdefault(self.drafts[-1].scope, {})[name] = step.result
+        self.drafts[-1].items.append(step)
+
+    def _sweep(self, letter: str, part: Part) -> None:
+        """A select-all part over values of one input: each option worked in turn, what changes
+        with it and the verdict that decides it."""
+        assert part.answer is not None and part.sweep is not None
+        names = [name for _, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1]))]
+        self._work(None, [])
+        draft = self.drafts[-1]
+        label = label_of(self.template.workload, part.sweep)
+        unit = INPUTS.get(part.sweep, (part.sweep_unit,))[0]
+        worked: list[tuple[str, list[Step]]] = []
+        for value in part.sweep_values:
+            swept = Variant(self.template, self.variant.params, {**self.variant.inputs, part.sweep: value})
+            option_steps = self._derive(swept, None, names, asked=set(names), option=True).steps
+            worked.append((f"{label} {format_quantity(value, unit)}", list(option_steps)))
+        first = worked[0][1]
+        common = [  # the same for every option: worked once, before the options
+            step
+            for index, step in enumerate(first)
+            if step.name not in names
+            and all(
+                len(steps) == len(first) and math.isclose(steps[index].value, step.value)
+                for _, steps in worked
+            )
+        ]
+        texts = self.texts.setdefault(None, {})
+        for step in common:
+            if step.name not in texts:
+                draft.items.append(step)
+                texts[step.name] = step.result
+        shared = {step.name for step in common}
+        for option, steps in worked:
+            for step in steps:
+                if step.name in shared:
+                    continue
+                name = f"{step.name}@{option}"
+                draft.items.append(replace(step, name=name, label=f"{step.label} at {option}"))
+                if step.name in names:
+                    draft.parts[name] = letter
+
+    # --- sections ------------------------------------------------------------------------------
+
+    def _enter(self, scope: str | None) -> None:
+        """Open a section for `scope` unless the last one works in it."""
+        if self.drafts and self.drafts[-1].scope == scope:
+            return
+        if self.drafts and not self.drafts[-1].items and not self.drafts[-1].givens:
+            self.drafts.pop()  # opened for nothing: the reader never saw it
+            self._enter(scope)
+            return
+        if not self.drafts:
+            heading = "" if scope is None else f"With {setting(self.template, self.variant, scope)}"
+        else:
+            before = self.drafts[-1].scope
+            if scope is None:
+                heading = "Back to the question's own values"
+            else:  # a what-if as the question tells it, and what goes back to the question's own
+                said = changes(self.template, self.variant, None, scope) or setting(
+                    self.template, self.variant, scope
+                )
+                heading = f"With {said}{self._reverted(before, scope)}"
+        draft = _Draft(scope, heading)
+        self.drafts.append(draft)
+        self._givens(draft)
+
+    def _as_prompted(self, shown: str) -> str:
+        """A given as the prompt writes it: an MFU of 0.55 the prompt calls "55%" reads 55%."""
+        try:
+            fraction = float(shown)
+        except ValueError:
+            return shown
+        percent = f"{fraction * 100:.10g}%"
+        return percent if 0 < fraction < 1 and percent in self.prompt else shown
+
+    def _reverted(self, before: str | None, scope: str) -> str:
+        """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
+        and this one does not."""
+        if before is None:
+            return ""
+        own = self.variant.values(None)
+        names = [
+            name
+            for name in self.template.scenarios.get(before, {})
+            if name not in self.template.scenarios.get(scope, {}) and name in own
+        ]
+        back = [
+            f"{label_of(self.template.workload, name)} "
+            f"({value_text(self.template, self.variant, name, float(own[name]))})"
+            for name in names
+        ]
+        return f", and the question's own {' and '.join(back)}" if back else ""
+
+    def _givens(self, draft: _Draft) -> None:
+        """The givens a section's steps will read that no earlier section listed, as the prompt
+        shows them; a derived value no prompt shows is worked as a step instead."""
+        scope = draft.scope
+        names = self._wanted(scope)
+        working = self._derive(self.variant, scope, names, asked=set())
+        listed = {  # what earlier sections showed with the value this one reads
+            name: text
+            for where, texts in self.texts.items()
+            for name, text in texts.items()
+            if math.isclose(float(self.variant.lookup(name, where)), float(self.variant.lookup(name, scope)))
+        }
+        texts = self.texts.setdefault(scope, {})
+        changed = set(self.template.scenarios.get(scope or "", {}))
+        unshown = unshown_derived(self.template)
+        values = self.variant.values(scope)
+        for name in working.givens:
+            if name in texts or name in changed:
+                continue  # listed, or named by the section's heading
+            if name in listed:
+                texts[name] = listed[name]  # listed or worked in an earlier section, unchanged
+                continue
+            if name in unshown:
+                if self._reads_unshown_what_if(name):
+                    self.pending.append(name)  # worked once the what-if it reads is (draft step time)
+                else:
+                    self._emit_derived(name)
+                continue
+            shown = value_text(self.template, self.variant, name, float(values[name]))
+            texts[name] = shown
+            clause = VALUE_WORDS.get(name, {}).get(round(float(values[name])))
+            if clause is not None:  # a case the question sets in words: "the cache crosses the network"
+                draft.items.insert(0, f"{clause[:1].upper()}{clause[1:]}.")
+                continue
+            draft.givens.append(Given(label_of(self.template.workload, name), self._as_prompted(shown)))
+
+    def _reads_unshown_what_if(self, name: str) -> bool:
+        by_name = {d.name: d for d in self.template.derived}
+        return any(
+            (scope is not None and used not in self.texts.get(scope, {}))
+            or (used in by_name and used != name and self._reads_unshown_what_if(used))
+            for scope, used in by_name[name].value.names
+        )
+
+    def flush(self) -> None:
+        """Work each derived value that waited for a what-if, once that what-if is shown."""
+        for name in list(self.pending):
+            if self.drafts and not self._reads_unshown_what_if(name):
+                self._emit_derived(name)
+
+    def _resolve(self, names: set[str]) -> None:
+        """Work the waiting derived values among `names` now, what-if and all: a step reads them."""
+        for name in [name for name in self.pending if name in names]:
+            self._emit_derived(name)
+
+    def _wanted(self, scope: str | None) -> list[str]:
+        """Every computed name a part reads in `scope` (a sweep's in the question's own)."""
+        table = set(computed(self.template.workload))
+        found: list[str] = []
+        for part in self.template.parts:
+            if part.answer is None:
+                continue
+            for where, name in sorted(part.answer.names, key=lambda pair: (pair[0] or "", pair[1])):
+                if where == scope and name in table and name not in found:
+                    found.append(name)
+        return found
+
+    def _above(self, draft: _Draft) -> Any:
+        """The scope of the section just above `draft` (what a what-if is said against), if any."""
+        index = self.drafts.index(draft)
+        return _NONE if index == 0 else self.drafts[index - 1].scope
+
+    def _derive(
+        self, variant: Variant, scope: str | None, names: list[str], *, asked: set[str], option: bool = False
+    ) -> Derivation:
+        values = variant.values(scope)
+        for name in names:
+            variant.lookup(name, scope)
+        given = set(variant.inputs) | (set(self.template.scenarios[scope]) if scope is not None else set())
+        shown = {} if option else self.texts.get(scope, {})
+        return derivation(
+            self.template.workload,
+            names,
+            values,
+            given,
+            binary=binary_names(self.template, self.variant),
+            units=units(self.template),
+            asked=asked,
+            shown=shown,
+        )
+
+
+_NONE = object()  # no section above: the first is worked in full

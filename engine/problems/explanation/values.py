@@ -1,0 +1,69 @@
+"""How an explanation writes a template's values: its units, binary sizes and figures."""
+
+from __future__ import annotations
+
+import re
+
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.evaluation import computed, info
+from perfdrill.engine.model.explain import GIVEN_DIGITS, display
+from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.problems.templates import Template
+from perfdrill.engine.problems.variants import Variant
+
+
+def binary_names(template: Template, variant: Variant) -> frozenset[str]:
+    """Names shown with binary prefixes: memory a spec quotes in GiB (a TPU's), a quantity a part
+    asks for in KiB or GiB, and a derived value the template writes in KiB."""
+    chips = [value for value in variant.params.values() if hasattr(value, "memory")]
+    spec = {"memory_capacity"} if any("iB" in chip.memory.shown for chip in chips) else set()
+    asked = {
+        name
+        for part in template.parts
+        if part.kind == "numeric" and part.answer is not None and "iB" in part.unit
+        for _, name in part.answer.names
+    }
+    written = {d.name for d in template.derived if d.unit and "iB" in d.unit}
+    # An input the template builds from KiB or MiB (`sram_bytes: sram_kib * 1024`): its prompt
+    # shows "192 KiB", so the working does too, never "196.6 kB".
+    kibi = {name for name, expression in template.inputs.items() if _KIBI.search(expression.text)}
+    return frozenset(spec | asked | written | kibi)
+
+
+_KIBI = re.compile(r"\*\s*(?:1024|1048576)\b")
+
+
+def units(template: Template) -> dict[str, str]:
+    return {d.name: d.unit for d in template.derived if d.unit}
+
+
+def value_text(
+    template: Template, variant: Variant, name: str, value: float, digits: int = GIVEN_DIGITS
+) -> str:
+    """A value as the explanation shows it: a given to four figures (a spec's 1.555 TB/s), a
+    worked-out quantity (`digits` 3) as its step shows it."""
+    try:
+        return display(
+            template.workload,
+            name,
+            value,
+            binary=name in binary_names(template, variant),
+            unit=units(template).get(name),
+            digits=digits,
+        )
+    except PerfdrillError:  # a template parameter the engine does not know
+        return format_quantity(float(value), "1", digits=digits)
+
+
+def categorical(workload: str, name: str) -> bool:
+    """True for a quantity whose value is a category (yes/no, compute/memory)."""
+    return name in computed(workload) and info(workload, name).labels is not None
+
+
+def unshown_derived(template: Template) -> set[str]:
+    """Derived values no prompt text shows (`given.name`): the explanation works them out, unless
+    one only rounds the engine's quantity of its own name (`params: {value: params}`), a given."""
+    texts = " ".join([template.prompt, *(part.prompt for part in template.parts), *template.hints])
+    return {
+        d.name for d in template.derived if f"given.{d.name}" not in texts and d.value.text.strip() != d.name
+    }

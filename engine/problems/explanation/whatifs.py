@@ -1,0 +1,117 @@
+"""What-ifs: what a scenario changes, named against the setting shown just above it, and how a
+value moved ("memory time halves to 4.4 µs", "falls from 509 ms to 205 ms")."""
+
+from __future__ import annotations
+
+import math
+
+from perfdrill.engine.model.evaluation import computed
+from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of
+from perfdrill.engine.model.inefficiencies import SETTING_WORDS
+from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.problems.explanation.values import value_text
+from perfdrill.engine.problems.templates import Template
+from perfdrill.engine.problems.variants import Variant
+
+
+def ratio_words(ratio: float) -> tuple[str, int] | None:
+    """("up", k) or ("down", k) for a whole ratio k ≥ 2 either way, else None."""
+    for candidate, kind in ((ratio, "up"), (1 / ratio if ratio else math.inf, "down")):
+        whole = round(candidate) if math.isfinite(candidate) else 0
+        if whole >= 2 and math.isclose(candidate, whole, rel_tol=1e-9):
+            return kind, whole
+    return None
+
+
+def changes(
+    template: Template, variant: Variant, reference: str | None, scope: str | None, *, brief: bool = False
+) -> str:
+    """What `scope` changes against `reference`: "twice the memory bandwidth (3.35 TB/s)", or
+    `brief`ly, without the new values, to name the scenario inside a formula."""
+    changed = [*template.scenarios.get(reference or "", {}), *template.scenarios.get(scope or "", {})]
+    before, after = variant.values(reference), variant.values(scope)
+    moves: dict[tuple[str, str], list[str]] = {}  # (new, old) shown -> labels: links that move together
+    said = swapped(template, variant, scope) if reference != scope else []
+    for name in dict.fromkeys(changed):
+        if name not in before or name not in after:  # set only in one setting: say its value there
+            where = scope if name in after else reference
+            shown = value_text(template, variant, name, float(variant.values(where)[name]))
+            said.append(f"{label_of(template.workload, name)} = {shown}")
+            continue
+        old, new = float(before[name]), float(after[name])
+        digits = 3 if name in computed(template.workload) else GIVEN_DIGITS
+        label, shown = label_of(template.workload, name), value_text(template, variant, name, new, digits)
+        if math.isclose(old, new, rel_tol=1e-12):
+            continue
+        words = SETTING_WORDS.get(name, {})
+        if round(new) in words:  # a case in words: "the cache sent over PCIe", never "transfer link = 2"
+            said.append(words[round(new)])
+            continue
+        source = _set_from(template, scope, name)
+        if source is not None or len(label) <= 2:  # set from another quantity, or a symbol such as k
+            said.append(f"{label} = {shown}" + (f" (the {source})" if source and not brief else ""))
+            continue
+        ratio = ratio_words(new / old) if old else None
+        value = "" if brief else f" ({shown})"
+        if ratio == ("up", 2):
+            said.append(f"twice the {label}{value}")
+        elif ratio == ("down", 2):
+            said.append(f"half the {label}{value}")
+        elif ratio is not None and ratio[0] == "up":
+            said.append(f"{format_quantity(ratio[1], '1')} times the {label}{value}")
+        elif brief:
+            said.append(f"{label} {shown}")
+        else:
+            moves.setdefault((shown, value_text(template, variant, name, old, digits)), []).append(label)
+    for (shown, was), labels in moves.items():
+        said.append(f"{' and '.join(labels)} at {shown} instead of {was}")
+    return " and ".join(said)
+
+
+def _set_from(template: Template, scope: str | None, name: str) -> str | None:
+    """The quantity a scenario sets `name` to, when it is another computed one ("best draft
+    length"): then "twice the k" would misread a choice as a scaling."""
+    expression = template.scenarios.get(scope or "", {}).get(name)
+    read = {read for _, read in expression.names} if expression is not None else set()
+    sources = read & set(computed(template.workload)) - {name}
+    return label_of(template.workload, sources.pop()) if len(sources) == 1 and read == sources else None
+
+
+def swapped(template: Template, variant: Variant, scope: str | None) -> list[str]:
+    """The chip, model or dtypes a scenario swaps in, as read: ["the model Llama 3.1 8B"]."""
+    pairs = template.scenario_specs.get(scope or "", {}).items()
+    return [f"the {key.replace('_', ' ')} {getattr(variant.params.get(v, v), 'name', v)}" for key, v in pairs]
+
+
+def setting(template: Template, variant: Variant, scope: str) -> str:
+    """A scenario's own values, for a section worked out first: "bytes per weight = 2 B/param"."""
+    values = variant.values(scope)
+    said = [
+        f"{label_of(template.workload, name)} = {value_text(template, variant, name, float(values[name]))}"
+        for name in template.scenarios[scope]
+    ]
+    return ", ".join(swapped(template, variant, scope) + said)
+
+
+def moved(template: Template, variant: Variant, step: Step, old: float, was: str | None = None) -> str:
+    """How a quantity moved from the value shown above: "memory time halves to 4.4 µs", "largest
+    batch falls from 87 to 43"; a whole ratio is named with both values ("grows 16× from 7.58 TFLOP
+    to 121 TFLOP"), so the reader can check it against what they just read."""
+    ratio = ratio_words(step.value / old) if old else None
+    shown_old = was or value_text(template, variant, step.name, old, digits=3)  # as the reader saw it
+    if shown_old == step.result:
+        return f"{step.label} stays at about {step.result}"  # moved less than its rounding
+    if ratio == ("up", 2):
+        return f"{step.label} doubles from {shown_old} to {step.result}"
+    if ratio == ("down", 2):
+        return f"{step.label} halves from {shown_old} to {step.result}"
+    if ratio is not None:
+        verb = "grows" if ratio[0] == "up" else "falls"
+        return f"{step.label} {verb} {format_quantity(ratio[1], '1')}× from {shown_old} to {step.result}"
+    verb = "rises" if step.value > old else "falls"
+    return f"{step.label} {verb} from {shown_old} to {step.result}"
+
+
+def scenario_change(template: Template, variant: Variant, scope: str) -> str:
+    """What a scenario changes, briefly: "twice the memory bandwidth", "link bandwidth 64 GB/s"."""
+    return changes(template, variant, None, scope, brief=True) or "the same inputs"
