@@ -345,20 +345,14 @@ MODEL = [
         "every weight of the model",
         label="params",
     ),
+    # Defined from `params` so that a dense model's active count is its params, exactly, even where
+    # a question rounds params for its prompt (the same expansion as before, term for term).
     define(
         "active_params",
-        q("embedding_params")
-        + SYM["dense_layers"]
-        * (q("attention_params_per_layer") + q("dense_mlp_params") + q("norm_params_per_layer"))
-        + q("moe_layers")
-        * (
-            q("attention_params_per_layer")
-            + (SYM["experts_per_token"] + SYM["shared_experts"]) * q("mlp_params_per_expert")
-            + q("router_params")
-            + q("norm_params_per_layer")
-        ),
+        q("params")
+        - q("moe_layers") * (SYM["experts"] - SYM["experts_per_token"]) * q("mlp_params_per_expert"),
         "parameter",
-        "the weights one token actually uses: only its routed experts of each MoE layer",
+        "the weights one token actually uses: all but the routed experts it skips in each MoE layer",
         label="active params",
     ),
     define(

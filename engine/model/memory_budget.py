@@ -82,9 +82,9 @@ ACTIVATIONS = [
     ),
     define(
         "recompute_flops",
-        2 * q("params") * SYM["tokens"],
+        2 * q("active_params") * SYM["tokens"],
         "FLOP",
-        "checkpointing runs every layer's forward again in backward",
+        "checkpointing runs every layer's forward again in backward (2 FLOP per active parameter)",
         label="recomputed FLOPs",
     ),
     define(

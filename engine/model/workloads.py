@@ -105,9 +105,10 @@ ELEMENTWISE = [
 TRAIN = [
     define(
         "flops",
-        6 * q("params") * SYM["tokens"],
+        6 * q("active_params") * SYM["tokens"],
         "FLOP",
-        "2 FLOP per parameter per token forward, 4 backward",
+        "2 FLOP per active parameter per token forward, 4 backward (6·N·D, N counting embeddings as "
+        "Chinchilla does; a mixture of experts counts only the experts a token uses)",
         label="FLOPs",
     ),
     define(

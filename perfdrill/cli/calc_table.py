@@ -155,7 +155,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ),
         Subcommand(
             "train",
-            "training time and memory",
+            "training time (6·N·D: N the parameters a token uses, embeddings counted as Chinchilla counts "
+            "them; a mixture of experts' active ones) and memory",
             "train",
             tuple(
                 Result(n, n)
@@ -186,7 +187,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                 ),
             ),
             (HARDWARE, MODEL),
-            exclude=("--bandwidth", "--mbu", "--active-params", "--kv-bytes-per-token", "--kv-dtype"),
+            exclude=("--bandwidth", "--mbu", "--kv-bytes-per-token", "--kv-dtype"),
         ),
         Subcommand(
             "collective",
