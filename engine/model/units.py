@@ -71,6 +71,7 @@ BASE_UNITS: dict[str, str] = {
     "token": "token",
     "parameter": "parameter",
     "token/s": "token/second",
+    "1/s": "1/second",  # requests a second
     "byte/token": "byte/token",
     "byte/parameter": "byte/parameter",
     "1": "dimensionless",
@@ -93,6 +94,7 @@ DIMENSION_EXAMPLES: dict[str, str] = {
     "token": "a token count, e.g. 4096",
     "parameter": "a parameter count, e.g. 7e9",
     "token/s": "a throughput, e.g. 1200 token/s",
+    "1/s": "a rate, e.g. 20 /s",
     "byte/token": "bytes per token, e.g. 128 KiB",
     "1": "a plain number, e.g. 64",
     "byte/parameter": "bytes per parameter, e.g. 2",

@@ -12,6 +12,7 @@ import sympy
 from sympy import Min
 
 from perfdrill.engine.model.attention import ATTENTION_DECODE, FLASH_ATTENTION_IO
+from perfdrill.engine.model.crossovers import ATTENTION_CROSSOVERS, MATMUL_CROSSOVER
 from perfdrill.engine.model.collectives import (
     ALPHA_BETA,
     BUS_BANDWIDTH,
@@ -40,6 +41,7 @@ from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
 from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
 from perfdrill.engine.model.quantization import GROUP_SCALES
+from perfdrill.engine.model.serving_capacity import MEMORY_SHARES, SERVING_CAPACITY
 from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_RELOAD, KV_TRANSFER, SERVING_LATENCY
 from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO
 from perfdrill.engine.model.speculative import DRAFT_LENGTH, SPECULATION, SPECULATIVE_STEP
@@ -215,6 +217,7 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
         *SYSTEM,
         *MATMUL,
         *roofline(),
+        *MATMUL_CROSSOVER,
         *FP32_MATMUL,
         *HOST_COPY,
         *KERNEL,
@@ -234,10 +237,10 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
         *VERDICT,
         *KERNEL_NEXT_STEP,
     ],
-    "decode": lambda: [*MODEL, *SYSTEM, *decode(), *VERDICT, *decode_diagnosis()],
+    "decode": lambda: [*MODEL, *SYSTEM, *decode(), *VERDICT, *decode_diagnosis(), *MEMORY_SHARES],
     "serving": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_")],
-    "decode_attention": lambda: [*MODEL, *SYSTEM, *decode(attention=True)],
-    "decode_per_op": lambda: [*MODEL, *SYSTEM, *decode(per_op=True)],
+    "decode_attention": lambda: [*MODEL, *SYSTEM, *decode(attention=True), *MEMORY_SHARES],
+    "decode_per_op": lambda: [*MODEL, *SYSTEM, *decode(per_op=True), *MEMORY_SHARES],
     "prefill": lambda: [*MODEL, *SYSTEM, *prefill()],
     "prefill_attention": lambda: [*MODEL, *SYSTEM, *prefill(attention=True)],
     "train": lambda: [*MODEL, *SYSTEM, *TRAIN, *ACTIVATIONS, *PARALLELISM],
@@ -254,6 +257,7 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "tp_overlap": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE, *TP_OVERLAP],
     "ici_collective": lambda: ICI_COLLECTIVES,  # issue 22: TPU tori, the scaling book's model
     "ici_parallelism": lambda: ICI_PARALLELISM,
+    "attention_crossovers": lambda: [*MODEL, *ATTENTION_CROSSOVERS],
     "collective_latency": lambda: [*GROUP_COLLECTIVE, *ALPHA_BETA, *BUS_BANDWIDTH],
     "sharded_collectives": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *SHARDED_COLLECTIVES],
     "hierarchical_collective": lambda: [*MODEL, *GRADIENT_SYNC, *HIERARCHICAL],
@@ -265,7 +269,15 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "decode_moe": lambda: [*MODEL, *SYSTEM, *decode(expert_reads=True), *EXPERT_READS],
     "expert_parallel": lambda: [*MODEL, *SYSTEM, *LINK_GROUP, *EXPERT_PARALLEL],
     # Issue 13, serving and training economics (engine/model/serving.py, training_economics.py)
-    "serving_latency": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *SERVING_LATENCY],
+    "serving_latency": lambda: [
+        *MODEL,
+        *SYSTEM,
+        *decode(),
+        *prefill(prefix="prefill_"),
+        *SERVING_LATENCY,
+        *SERVING_CAPACITY,
+        *MEMORY_SHARES,
+    ],
     "kv_paging": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *KV_PAGING],
     "chunked_prefill": lambda: [*MODEL, *SYSTEM, *decode(), *CHUNKED_PREFILL],
     "disaggregation": lambda: [*MODEL, *SYSTEM, *prefill(prefix="prefill_"), *KV_TRANSFER],

@@ -6,8 +6,10 @@ Declared as data like calc_table.py's; kept apart so that module stays under 400
 
 from __future__ import annotations
 
+from perfdrill.cli.calc_options import MODEL
 from perfdrill.cli.calc_spec import Neglect, Option, Result, Subcommand, When
 from perfdrill.cli.numbers import quantity, whole
+from perfdrill.engine.model.specs import COMPUTE_DTYPES
 
 LINK_BANDWIDTH = Option(
     "--link-bandwidth",
@@ -107,4 +109,24 @@ ICI_LIMITS = Subcommand(
     ),
 )
 
-TOPICS_SCALE = (ICI, ICI_LIMITS)
+ATTENTION_CROSSOVER = Subcommand(
+    "attention-crossover",
+    "the context where attention's FLOPs equal the weight matmuls', and attention's intensity in "
+    "prefill and decode (every key attended; --dtype sets Q and O's bytes, --kv-dtype K and V's)",
+    "attention_crossovers",
+    (
+        Result("crossover_context", "attention_matmul_crossover"),
+        Result("crossover_in_model_widths", "crossover_in_model_widths"),
+        Result("prefill_intensity", "prefill_attention_intensity"),
+        Result("decode_intensity", "decode_attention_intensity"),
+    ),
+    (
+        Option("--dtype", "activation dtype (default bf16)", default="bf16", choices=COMPUTE_DTYPES),
+        Option("--sequence", "prompt tokens, for prefill's intensity", whole(), ("sequence",), "S"),
+        Option("--context", "tokens in the KV cache, for decode's intensity", whole(), ("context",), "S"),
+    ),
+    (MODEL,),
+    exclude=("--params", "--active-params", "--kv-bytes-per-token", "--weight-dtype"),
+)
+
+TOPICS_SCALE = (ICI, ICI_LIMITS, ATTENTION_CROSSOVER)
