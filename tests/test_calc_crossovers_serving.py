@@ -146,3 +146,40 @@ def test_logits_memory_in_fp32(run_cli) -> None:
         "2048",
     ]
     assert _results(run_cli, *train)["logits_memory"] == 411_705_344
+
+
+def test_a_switch_against_a_ring_bisection(run_cli) -> None:
+    """By hand, 8 chips each holding 1 GB in an all-to-all at 450 GB/s a link: injection
+    7/8 x 1e9 / 450e9 = 1.944 ms. A non-blocking switch's bisection is 8/2 x 450 = 1,800 GB/s,
+    crossing it takes 8 x 1e9 / 4 / 1.8e12 = 1.111 ms, so the links bind; a ring's bisection is
+    2 links, 900 GB/s: 2.222 ms, so the cut binds."""
+    a2a = ["calc", "bisection", "--bytes", "1 GB", "--participants", "8", "--link-bandwidth", "450 GB/s"]
+    switch = _results(run_cli, *a2a, "--bisection-bandwidth", "1800 GB/s")
+    assert switch["switch_bisection_bandwidth"] == 1.8e12
+    assert switch["time"] == pytest.approx(7 / 8 * 1e9 / 450e9)
+    assert switch["limit"] == "each chip's link (injection)"
+    ring = _results(run_cli, *a2a, "--bisection-bandwidth", "900 GB/s")
+    assert ring["time"] == pytest.approx(2e9 / 900e9)
+    assert ring["limit"] == "the bisection"
+
+
+def test_a_two_level_all_reduce(run_cli) -> None:
+    """By hand, 4 nodes of 8 GPUs all-reducing 1 GB, NVLink 450 GB/s, a 400 Gb/s (50 GB/s) NIC per
+    GPU: one flat ring runs at the NIC, 2 x 31/32 x 1e9 / 50e9 = 38.75 ms; two-level, a
+    reduce-scatter in the node 7/8 x 1e9 / 450e9 = 1.944 ms, an all-reduce of each 1/8 shard across
+    the nodes 2 x 3/4 x 1.25e8 / 50e9 = 3.75 ms, an all-gather 1.944 ms: 7.639 ms, 5.07x faster."""
+    args = ["calc", "two-level", "--bytes", "1 GB", "--nodes", "4", "--node-chips", "8"]
+    result = _results(run_cli, *args, "--node-bandwidth", "450 GB/s", "--nic-bandwidth", "50 GB/s")
+    assert result["flat_ring_time"] == pytest.approx(38.75e-3)
+    assert result["intra_node_time"] == pytest.approx(7 / 8 * 1e9 / 450e9)
+    assert result["inter_node_time"] == pytest.approx(3.75e-3)
+    assert result["time"] == pytest.approx(2 * 7 / 8 * 1e9 / 450e9 + 3.75e-3)
+    assert result["speedup"] == pytest.approx(38.75e-3 / (2 * 7 / 8 * 1e9 / 450e9 + 3.75e-3))
+
+
+def test_the_python_api_gives_the_new_topics() -> None:
+    """perfdrill.calc builds on the same table: the GPT-2 crossover of 6·d = 4,608 keys."""
+    from perfdrill import calc
+
+    result = calc.attention_crossover(d_model=768, heads=12, ffn=3072, mlp="plain").to_dict()
+    assert result["results"]["crossover_context"] == {"value": 4608, "unit": "token"}

@@ -99,6 +99,8 @@ CONTRACT = {
     "attention-crossover": {
         *("crossover_context", "crossover_in_model_widths", "prefill_intensity", "decode_intensity"),
     },
+    "bisection": {"time", "injection_time", "bisection_time", "limit", "switch_bisection_bandwidth"},
+    "two-level": {"time", "flat_ring_time", "intra_node_time", "inter_node_time", "speedup"},
 }
 SWEEP_COLUMNS = {
     "compute_time",

@@ -99,6 +99,10 @@ INPUTS: dict[str, tuple[str, str]] = {
     "tp_axes": ("1", "ICI axes given to tensor parallelism (M_Y)"),
     "nodes": ("1", "nodes joined by the scale-out network"),
     "network_bandwidth": ("byte/s", "one-way scale-out (InfiniBand) bandwidth of one GPU's NIC"),
+    "bisection_bandwidth": (
+        "byte/s",
+        "one-way bandwidth across the narrowest cut of the network into halves",
+    ),
     "sm_count": ("1", "streaming multiprocessors (SMs) on the chip"),
     "l2_cache_bytes": ("byte", "L2 cache capacity of the chip"),
     "l2_bandwidth_ratio": ("1", "how many times faster L2 serves reads than HBM"),

@@ -42,7 +42,9 @@ SERVING_CAPACITY = [
     ),
     define(
         "slo_min_chips",
-        ceiling(Max(q("runtime") * SYM["chips"] / SYM["tpot_slo"], q("memory_required") / SYM["memory_capacity"])),
+        ceiling(
+            Max(q("runtime") * SYM["chips"] / SYM["tpot_slo"], q("memory_required") / SYM["memory_capacity"])
+        ),
         "1",
         "fewest chips whose decode step meets the TPOT target and whose memory holds the weights and caches",
         label="fewest chips for the TPOT target",

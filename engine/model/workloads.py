@@ -12,7 +12,6 @@ import sympy
 from sympy import Min
 
 from perfdrill.engine.model.attention import ATTENTION_DECODE, FLASH_ATTENTION_IO
-from perfdrill.engine.model.crossovers import ATTENTION_CROSSOVERS, MATMUL_CROSSOVER
 from perfdrill.engine.model.collectives import (
     ALPHA_BETA,
     BUS_BANDWIDTH,
@@ -20,6 +19,7 @@ from perfdrill.engine.model.collectives import (
     SHARDED_COLLECTIVES,
     TP_DECODE,
 )
+from perfdrill.engine.model.crossovers import ATTENTION_CROSSOVERS, MATMUL_CROSSOVER
 from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
 from perfdrill.engine.model.ici import ICI_COLLECTIVES, ICI_PARALLELISM
@@ -40,9 +40,10 @@ from perfdrill.engine.model.inference import decode, fewest_chips, prefill
 from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
 from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
+from perfdrill.engine.model.networks import BISECTION
 from perfdrill.engine.model.quantization import GROUP_SCALES
-from perfdrill.engine.model.serving_capacity import MEMORY_SHARES, SERVING_CAPACITY
 from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_RELOAD, KV_TRANSFER, SERVING_LATENCY
+from perfdrill.engine.model.serving_capacity import MEMORY_SHARES, SERVING_CAPACITY
 from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO
 from perfdrill.engine.model.speculative import DRAFT_LENGTH, SPECULATION, SPECULATIVE_STEP
 from perfdrill.engine.model.training_economics import TRAINING_ECONOMICS
@@ -261,6 +262,9 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "collective_latency": lambda: [*GROUP_COLLECTIVE, *ALPHA_BETA, *BUS_BANDWIDTH],
     "sharded_collectives": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *SHARDED_COLLECTIVES],
     "hierarchical_collective": lambda: [*MODEL, *GRADIENT_SYNC, *HIERARCHICAL],
+    # issue 22: a network's bisection, and the two-level all-reduce over a given buffer
+    "network_all_to_all": lambda: BISECTION,
+    "two_level_all_reduce": lambda: HIERARCHICAL,
     "kernels": lambda: [*SYSTEM, *MATMUL, *roofline(), *WAVES, *OCCUPANCY, *L2_REUSE],
     # Issue 13, topics 5-7: attention in decode, quantization beyond weights, MoE serving.
     "attention_decode": lambda: [*MODEL, *SYSTEM, *decode(per_op=True), *ATTENTION_DECODE],

@@ -129,4 +129,84 @@ ATTENTION_CROSSOVER = Subcommand(
     exclude=("--params", "--active-params", "--kv-bytes-per-token", "--weight-dtype"),
 )
 
-TOPICS_SCALE = (ICI, ICI_LIMITS, ATTENTION_CROSSOVER)
+_BYTES_HELD = Option(
+    "--bytes",
+    "bytes each chip holds, e.g. '1 GB'",
+    quantity("byte"),
+    ("collective_bytes",),
+    "Q",
+    required=True,
+)
+_PARTICIPANTS = Option("--participants", "chips taking part", whole(), ("participants",), "N", required=True)
+
+BISECTION = Subcommand(
+    "bisection",
+    "an all-to-all bound by each chip's link or by the network's bisection (a switch's is N/2 links)",
+    "network_all_to_all",
+    (
+        Result("time", "network_all_to_all_time"),
+        Result("injection_time", "all_to_all_injection_time"),
+        Result("bisection_time", "all_to_all_bisection_time"),
+        Result("limit", "all_to_all_limit"),
+        Result("switch_bisection_bandwidth", "switch_bisection_bandwidth"),
+    ),
+    (
+        _BYTES_HELD,
+        _PARTICIPANTS,
+        Option(
+            "--link-bandwidth",
+            "one-way bandwidth of each chip's link into the network, e.g. '50 GB/s'",
+            quantity("byte/s"),
+            ("link_bandwidth",),
+            "Q",
+            required=True,
+        ),
+        Option(
+            "--bisection-bandwidth",
+            "one-way bandwidth across the network's narrowest cut into halves",
+            quantity("byte/s"),
+            ("bisection_bandwidth",),
+            "Q",
+        ),
+    ),
+)
+
+TWO_LEVEL = Subcommand(
+    "two-level",
+    "an all-reduce over nodes of chips: one flat ring against reduce-scatter in the node, "
+    "all-reduce across nodes, all-gather in the node",
+    "two_level_all_reduce",
+    (
+        Result("time", "hierarchical_all_reduce_time"),
+        Result("flat_ring_time", "flat_ring_all_reduce_time"),
+        Result("intra_node_time", "intra_node_reduce_scatter_time"),
+        Result("inter_node_time", "inter_node_all_reduce_time"),
+        Result("speedup", "hierarchical_speedup"),
+    ),
+    (
+        Option(
+            "--bytes", "the buffer every chip all-reduces, e.g. '1 GB'", quantity("byte"),
+            ("collective_bytes",), "Q", required=True,
+        ),
+        Option("--nodes", "nodes", whole(), ("nodes",), "n", required=True),
+        Option("--node-chips", "chips in each node", whole(), ("node_chips",), "g", required=True),
+        Option(
+            "--node-bandwidth",
+            "one-way bandwidth a chip drives to the rest of its node (NVLink), e.g. '450 GB/s'",
+            quantity("byte/s"),
+            ("node_link_bandwidth",),
+            "Q",
+            required=True,
+        ),
+        Option(
+            "--nic-bandwidth",
+            "one-way bandwidth of each chip's NIC between nodes, e.g. '50 GB/s' (400 Gb/s)",
+            quantity("byte/s"),
+            ("network_bandwidth",),
+            "Q",
+            required=True,
+        ),
+    ),
+)  # fmt: skip
+
+TOPICS_SCALE = (ICI, ICI_LIMITS, ATTENTION_CROSSOVER, BISECTION, TWO_LEVEL)
