@@ -84,7 +84,8 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
     [
         (
             ["calc", "matmul", "--chip", "h100-sxm", "--m", "16", "--k", "8192", "--n", "8192"],
-            {"flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"},
+            {"flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"}
+            | {"compute_bound_batch"},
         ),
         (
             ["calc", "elementwise", "--chip", "a100-80gb", "--dtype", "fp32", "--elements", "1000000"],
@@ -277,7 +278,8 @@ def test_the_table_names_each_omitted_result_and_the_options_that_give_it(run_cl
     assert "fits, max_batch, min_chips, evicted_sequences, evicted_kv_bytes: give --memory + " in out
     assert "free_memory: give --memory or --chip" in out
     assert (
-        "bytes, memory_time, step_time, bound, tokens_per_second, kv_cache_bytes, memory_required: "
+        "bytes, memory_time, step_time, bound, tokens_per_second, kv_cache_bytes, memory_required, "
+        "memory_per_chip: "
         "give --kv-bytes-per-token, --model or --layers + --kv-heads + --head-dim"
     ) in out
 
@@ -308,9 +310,11 @@ def test_context_zero_means_no_kv_cache(run_cli) -> None:
     assert data["results"]["kv_cache_bytes"]["value"] == 0
     assert data["results"]["memory_required"]["value"] == 8_030_261_248 * 2
     # no KV cache: memory caps no batch, and no context grows to evict anything
-    assert data["omitted"] == {name: ["--context"] for name in ("max_batch", "evicted_sequences", "evicted_kv_bytes")}
+    assert data["omitted"] == {
+        name: ["--context"] for name in ("max_batch", "evicted_sequences", "evicted_kv_bytes")
+    }
     _, out, _ = run_cli(*DECODE_8B, "--batch", "1", "--context", "0")
-    assert "max_batch: undefined when --context is 0" in out
+    assert "max_batch, evicted_sequences, evicted_kv_bytes: undefined when --context is 0" in out
 
 
 def test_mbu_derates_the_memory_time(run_cli) -> None:
