@@ -270,7 +270,7 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "attention_decode": lambda: [*MODEL, *SYSTEM, *decode(per_op=True), *ATTENTION_DECODE],
     "flash_attention": lambda: [*SYSTEM, *ATTENTION_MEMORY, *FLASH_ATTENTION_IO],
     "quantization": lambda: [*MODEL, *SYSTEM, *decode(), *GROUP_SCALES],
-    "decode_moe": lambda: [*MODEL, *SYSTEM, *decode(expert_reads=True), *EXPERT_READS],
+    "decode_moe": lambda: [*MODEL, *SYSTEM, *decode(expert_reads=True), *EXPERT_READS, *MEMORY_SHARES],
     "expert_parallel": lambda: [*MODEL, *SYSTEM, *LINK_GROUP, *EXPERT_PARALLEL],
     # Issue 13, serving and training economics (engine/model/serving.py, training_economics.py)
     "serving_latency": lambda: [
