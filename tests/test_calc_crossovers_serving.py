@@ -183,3 +183,18 @@ def test_the_python_api_gives_the_new_topics() -> None:
 
     result = calc.attention_crossover(d_model=768, heads=12, ffn=3072, mlp="plain").to_dict()
     assert result["results"]["crossover_context"] == {"value": 4608, "unit": "token"}
+
+
+def test_a_mixture_of_experts_counts_the_experts_a_token_uses(run_cli) -> None:
+    """Mixtral 8x7B: attention 2 x 4096 x 128 x (32 + 8) = 41,943,040 and its 2 routed experts
+    2 x 3 x 4096 x 14,336 = 352,321,536 weights a layer, over 2 x 32 x 128 = 8,192: 48,128 keys."""
+    result = _results(run_cli, *CROSSOVER, "--model", "mixtral-8x7b")
+    assert result["crossover_context"] == (41_943_040 + 352_321_536) / 8192 == 48_128
+
+
+def test_a_latent_attention_model_is_refused_not_miscounted(run_cli) -> None:
+    """DeepSeek-V3's MLA caches a 576-element latent a token, not per-head K and V: the per-head
+    formulas would give a wrong number, so the command refuses with the reason."""
+    code, out, err = run_cli(*CROSSOVER, "--model", "deepseek-v3", "--context", "4096")
+    assert code == 2 and out == ""
+    assert "given outright (MLA's latent cache)" in err and "Traceback" not in err

@@ -284,6 +284,9 @@ def prepare(
     unused = unused_note(spec, workload, wanted, inputs, given)
     _check_the_counts(spec, workload, wanted, inputs, given)
     _refuse_implausible(spec, inputs, given)
+    for name, why in spec.refuse.items():
+        if name in inputs:
+            raise UsageError(f"calc {spec.name}: {why}")
     hints = _hints(spec, workload, inputs, values, given)
     notes = [] if unused is None else [unused]
     for neglect in spec.neglect:

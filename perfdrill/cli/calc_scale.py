@@ -127,6 +127,12 @@ ATTENTION_CROSSOVER = Subcommand(
     ),
     (MODEL,),
     exclude=("--params", "--active-params", "--kv-bytes-per-token", "--weight-dtype"),
+    # MLA caches one latent per token and attends over other widths: per-head formulas do not hold
+    refuse={
+        "kv_elements_per_token_per_layer": "this model's attention is given outright (MLA's latent "
+        "cache), and the crossover and intensities here count per-head K and V; give the per-head "
+        "architecture by flags instead"
+    },
 )
 
 _BYTES_HELD = Option(
