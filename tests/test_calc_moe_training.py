@@ -18,13 +18,14 @@ def test_deepseek_v3_trains_on_its_37b_active_parameters(run_cli) -> None:
     """DeepSeek-V3 technical report (arXiv 2412.19437): 671B parameters, 37B activated per token,
     14.8T pre-training tokens. By hand from the config: 671,026,404,352 − 58 MoE layers x (256 − 8)
     skipped experts x 3 x 7168 x 2048 = 671,026,404,352 − 633,474,121,728 = 37,552,282,624 active;
-    6 x 37,552,282,624 x 14.8e12 = 3.3346e24 FLOP. Counting all 671B would give 5.96e24, 18x more
+    6 x 37,552,282,624 x 14.8e12 = 3.3346e24 FLOP. Counting all 671B would give 5.96e25, 18x more
     than the 37B the report trains."""
     result = _results(
         run_cli, "calc", "train", "--model", "deepseek-v3", "--chip", "h100-sxm", "--tokens", "14.8e12"
     )
     assert result["flops"] == pytest.approx(6 * 37_552_282_624 * 14.8e12)
     assert result["flops"] == pytest.approx(6 * 37e9 * 14.8e12, rel=0.02)  # the report's rounded 37B
+    assert 6 * 671_026_404_352 * 14.8e12 / result["flops"] == pytest.approx(17.87, abs=0.005)
     # recomputing the forward for checkpointing costs 2 FLOP per active parameter too
     assert result["checkpointed_time"] == pytest.approx(result["time"] * 8 / 6)
 
