@@ -27,7 +27,7 @@ SERVING_CAPACITY = [
     define(
         "queries_per_second",
         SYM["batch"] / q("request_latency"),
-        "1/s",
+        "request/s",
         "requests finished a second with the batch in flight, each lasting its request latency "
         "(Little's law)",
         label="requests per second",
