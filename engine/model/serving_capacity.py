@@ -48,7 +48,7 @@ SERVING_CAPACITY = [
         "1",
         "fewest chips whose decode step meets the TPOT target and whose memory holds the weights and caches",
         label="fewest chips for the TPOT target",
-        whole=True,
+        exact=True,
     ),
 ]
 
