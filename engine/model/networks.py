@@ -2,7 +2,7 @@
 two-level (NVLink inside a node, a NIC between nodes) all-reduce of collectives.py for calc.
 
 An all-to-all in which each of N chips holds V bytes and sends V/N to every other chip is bound
-twice (Dally & Towles, "Principles and Practices of Interconnection Networks", §3.3: uniform
+twice (Dally & Towles, "Principles and Practices of Interconnection Networks", ch. 3: uniform
 traffic is limited by injection and by the bisection):
 - injection: each chip sends (N−1)/N·V over its own link;
 - bisection: half the chips send half of their data across the middle, N/2 · V/2 = N·V/4 bytes
