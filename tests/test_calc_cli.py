@@ -43,6 +43,7 @@ def test_decode_json_has_every_contract_name_in_base_units(run_cli) -> None:
         "critical_batch",
         "max_batch",
         "min_chips",
+        *("free_memory", "memory_per_chip", "evicted_sequences", "evicted_kv_bytes"),  # issue 22
     }
     assert results["kv_cache_bytes"] == {"value": 64 * 4096 * 131072, "unit": "byte"}
     assert results["weight_bytes"]["value"] == 8_030_261_248 * 2
@@ -83,7 +84,8 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
     [
         (
             ["calc", "matmul", "--chip", "h100-sxm", "--m", "16", "--k", "8192", "--n", "8192"],
-            {"flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"},
+            {"flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"}
+            | {"compute_bound_batch"},
         ),
         (
             ["calc", "elementwise", "--chip", "a100-80gb", "--dtype", "fp32", "--elements", "1000000"],
@@ -110,7 +112,7 @@ def test_chips_multiply_rates_and_capacity(run_cli) -> None:
                 *("--batch", "8", "--sequence", "4096"),
             ],
             {"flops", "time", "memory_required", "min_chips", "max_trainable_params", "checkpointed_time"}
-            | {"activation_memory", "checkpointed_activation_memory"},
+            | {"activation_memory", "checkpointed_activation_memory", "logits_memory"},
         ),
         (
             [
@@ -261,9 +263,8 @@ def test_decode_without_a_memory_size_gives_everything_else(run_cli) -> None:
         *["--batch", "64", "--context", "4096"],
     )
     assert data["omitted"] == {
-        "fits": ["--memory", "--chip"],
-        "max_batch": ["--memory", "--chip"],
-        "min_chips": ["--memory", "--chip"],
+        name: ["--memory", "--chip"]
+        for name in ("fits", "max_batch", "min_chips", "free_memory", "evicted_sequences", "evicted_kv_bytes")
     }
     # Hand (as in test_decode_json_has_every_contract_name_in_base_units): 50,420,260,864 B / 3.35 TB/s.
     assert data["results"]["step_time"]["value"] == pytest.approx(50_420_260_864 / 3.35e12)
@@ -274,9 +275,11 @@ def test_the_table_names_each_omitted_result_and_the_options_that_give_it(run_cl
     code, out, _ = run_cli(*PARAMS_ONLY, "--batch", "8", "--context", "4096")
     assert code == 0
     assert "weight_bytes" in out and "critical_batch" in out
-    assert "fits, max_batch, min_chips: give --memory + --kv-bytes-per-token" in out
+    assert "fits, max_batch, min_chips, evicted_sequences, evicted_kv_bytes: give --memory + " in out
+    assert "free_memory: give --memory or --chip" in out
     assert (
-        "bytes, memory_time, step_time, bound, tokens_per_second, kv_cache_bytes, memory_required: "
+        "bytes, memory_time, step_time, bound, tokens_per_second, kv_cache_bytes, memory_required, "
+        "memory_per_chip: "
         "give --kv-bytes-per-token, --model or --layers + --kv-heads + --head-dim"
     ) in out
 
@@ -306,9 +309,12 @@ def test_context_zero_means_no_kv_cache(run_cli) -> None:
     data = _json(run_cli, *DECODE_8B, "--batch", "1", "--context", "0")
     assert data["results"]["kv_cache_bytes"]["value"] == 0
     assert data["results"]["memory_required"]["value"] == 8_030_261_248 * 2
-    assert data["omitted"] == {"max_batch": ["--context"]}  # no KV cache: memory caps no batch
+    # no KV cache: memory caps no batch, and no context grows to evict anything
+    assert data["omitted"] == {
+        name: ["--context"] for name in ("max_batch", "evicted_sequences", "evicted_kv_bytes")
+    }
     _, out, _ = run_cli(*DECODE_8B, "--batch", "1", "--context", "0")
-    assert "max_batch: undefined when --context is 0" in out
+    assert "max_batch, evicted_sequences, evicted_kv_bytes: undefined when --context is 0" in out
 
 
 def test_mbu_derates_the_memory_time(run_cli) -> None:
@@ -339,7 +345,7 @@ def test_mbu_derates_the_memory_time(run_cli) -> None:
         (
             ["calc", "matmul", "--m", "16", "--k", "4096", "--n", "4096"],
             {"flops", "bytes", "arithmetic_intensity"},
-            {"compute_time", "memory_time", "runtime", "bound"},
+            {"compute_time", "memory_time", "runtime", "bound", "compute_bound_batch"},
         ),
         (
             ["calc", "elementwise", "--elements", "1000000"],

@@ -100,6 +100,7 @@ def test_train_memory_needs_no_tokens(run_cli) -> None:
         "checkpointed_time": ["--tokens"],
         "activation_memory": ["--batch --sequence"],
         "checkpointed_activation_memory": ["--batch --sequence"],
+        "logits_memory": ["--batch --sequence"],
     }
 
 

@@ -15,7 +15,10 @@ from perfdrill.cli.calc_table import SUBCOMMANDS
 # The README's contract, written out rather than read from the table under test.
 CONTRACT = {
     "roofline": {"ridge_point", "system_flops", "system_bandwidth", "system_memory"},  # issue 22: rates
-    "matmul": {"flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"},
+    "matmul": {
+        *("flops", "bytes", "arithmetic_intensity", "compute_time", "memory_time", "runtime", "bound"),
+        "compute_bound_batch",  # issue 22
+    },
     "elementwise": {
         "flops",
         "bytes",
@@ -33,11 +36,13 @@ CONTRACT = {
         *("flops", "bytes", "compute_time", "memory_time", "step_time", "bound", "tokens_per_second"),
         *("weight_bytes", "kv_cache_bytes", "memory_required", "fits", "critical_batch", "max_batch"),
         "min_chips",  # issue 22
+        *("free_memory", "memory_per_chip", "evicted_sequences", "evicted_kv_bytes"),
     },
     "prefill": {"flops", "compute_time", "memory_time", "time", "bound"},
     "train": {
         *("flops", "time", "memory_required", "min_chips", "max_trainable_params"),
         *("activation_memory", "checkpointed_activation_memory", "checkpointed_time"),  # issue 22
+        "logits_memory",
     },
     "collective": {"time", "time_with_latency"},  # issue 22: α
     "sweep": {"rows", "optimal_batch", "exact_optimal_batch"},
@@ -69,6 +74,8 @@ CONTRACT = {
     "serve": {
         *("ttft", "tpot", "request_latency", "tokens_per_second", "tokens_per_second_per_chip"),
         *("cost_per_million_tokens", "max_batch", "slo_batch", "slo_limit"),
+        *("queries_per_second", "prefill_decode_ratio", "slo_min_chips"),  # issue 22
+        *("evicted_sequences", "evicted_kv_bytes", "free_memory", "memory_per_chip"),
     },
     "kv-paging": {
         *("max_batch", "reserved_max_batch", "reserved_waste_fraction", "paged_max_batch"),
@@ -90,6 +97,11 @@ CONTRACT = {
         *("ici_intensity", "dp_min_batch_per_chip", "dp_max_chips", "tp_max_degree"),
         "mixed_min_batch_per_chip",
     },
+    "attention-crossover": {
+        *("crossover_context", "crossover_in_model_widths", "prefill_intensity", "decode_intensity"),
+    },
+    "bisection": {"time", "injection_time", "bisection_time", "limit", "switch_bisection_bandwidth"},
+    "two-level": {"time", "flat_ring_time", "intra_node_time", "inter_node_time", "speedup"},
 }
 # Measurements, not results of the options: present where XLA measured the shape, else a note says why.
 MEASURED = {"matmul": {"measured_flops", "measured_time", "fraction_of_roofline"}}

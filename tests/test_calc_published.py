@@ -97,6 +97,7 @@ def test_training_time_from_flops_and_mfu_alone(run_cli) -> None:
             "--batch --sequence --model",
             "--layers --d-model --heads --batch --sequence",
         ],
+        "logits_memory": ["--vocab --batch --sequence", "--batch --sequence --model"],
     }
 
 

@@ -151,6 +151,7 @@ def test_training_flops_and_memory() -> None:
     # (seed 002: a 7B model needs 112 GB before activations).
     inputs = {
         "params": 7e9,
+        "active_params": 7e9,  # dense: every parameter is used by every token
         "tokens": 1e12,
         "peak_flops": 989e12,
         "chips": 8,

@@ -221,7 +221,9 @@ def test_palm_540b_model_flops_utilisation() -> None:
     # of 6N. With 6N alone: 6 · 540.35e9 · 238.3e3 / (6144 · 275e12) = 45.73%.
     values = evaluate(
         "train_economics",
-        {"params": 540.35e9, "tokens": 238.3e3, "measured_runtime": 1.0, "chips": 6144, "peak_flops": 275e12},
+        # dense: 6·N·D counts the active parameters, here all of them
+        {"params": 540.35e9, "active_params": 540.35e9, "tokens": 238.3e3}
+        | {"measured_runtime": 1.0, "chips": 6144, "peak_flops": 275e12},
         ["training_throughput", "achieved_mfu", "mfu_verdict"],
     )
     assert values["training_throughput"] == pytest.approx(238.3e3)

@@ -100,6 +100,10 @@ INPUTS: dict[str, tuple[str, str]] = {
     "nodes": ("1", "nodes joined by the scale-out network"),
     "network_bandwidth": ("byte/s", "one-way scale-out (InfiniBand) bandwidth of one NIC"),
     "node_nics": ("1", "scale-out NICs per node; NCCL runs one ring per NIC (a rail)"),
+    "bisection_bandwidth": (
+        "byte/s",
+        "one-way bandwidth across the narrowest cut of the network into halves",
+    ),
     "sm_count": ("1", "streaming multiprocessors (SMs) on the chip"),
     "l2_cache_bytes": ("byte", "L2 cache capacity of the chip"),
     "l2_bandwidth_ratio": ("1", "how many times faster L2 serves reads than HBM"),
@@ -377,20 +381,14 @@ MODEL = [
         "every weight of the model",
         label="params",
     ),
+    # Defined from `params` so that a dense model's active count is its params, exactly, even where
+    # a question rounds params for its prompt (the same expansion as before, term for term).
     define(
         "active_params",
-        q("embedding_params")
-        + SYM["dense_layers"]
-        * (q("attention_params_per_layer") + q("dense_mlp_params") + q("norm_params_per_layer"))
-        + q("moe_layers")
-        * (
-            q("attention_params_per_layer")
-            + (SYM["experts_per_token"] + SYM["shared_experts"]) * q("mlp_params_per_expert")
-            + q("router_params")
-            + q("norm_params_per_layer")
-        ),
+        q("params")
+        - q("moe_layers") * (SYM["experts"] - SYM["experts_per_token"]) * q("mlp_params_per_expert"),
         "parameter",
-        "the weights one token actually uses: only its routed experts of each MoE layer",
+        "the weights one token actually uses: all but the routed experts it skips in each MoE layer",
         label="active params",
     ),
     define(

@@ -67,6 +67,14 @@ ACTIVATIONS = [
         label="activation memory",
     ),
     define(
+        "logits_memory",
+        4 * SYM["batch"] * SYM["sequence"] * SYM["vocab"],
+        "byte",
+        "the output layer's logits, kept in fp32 for the cross-entropy loss (Korthikanti et al. "
+        "2022: 4·s·b·v)",
+        label="logits memory",
+    ),
+    define(
         "checkpointed_activation_memory",
         SYM["layers"] * 2 * SYM["sequence"] * SYM["batch"] * SYM["d_model"] + q("activation_bytes_per_layer"),
         "byte",
@@ -82,9 +90,9 @@ ACTIVATIONS = [
     ),
     define(
         "recompute_flops",
-        2 * q("params") * SYM["tokens"],
+        2 * q("active_params") * SYM["tokens"],
         "FLOP",
-        "checkpointing runs every layer's forward again in backward",
+        "checkpointing runs every layer's forward again in backward (2 FLOP per active parameter)",
         label="recomputed FLOPs",
     ),
     define(

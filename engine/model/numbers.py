@@ -28,7 +28,7 @@ _BINARY = [(2.0**50, "Pi"), (2.0**40, "Ti"), (2.0**30, "Gi"), (2.0**20, "Mi"), (
 _COUNT = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1.0, "")]  # 8.03B params, 1.4M tokens
 _LONG_TIMES = [(365.25 * 86400, "year"), (86400.0, "day"), (3600.0, "hour"), (60.0, "min")]
 _PREFIXED = {"FLOP": "FLOP", "byte": "B", "FLOP/s": "FLOP/s", "byte/s": "B/s", "byte/token": "B/token"}
-_PLAIN = {"FLOP/byte": "FLOP/B", "byte/parameter": "B/param"}
+_PLAIN = {"FLOP/byte": "FLOP/B", "byte/parameter": "B/param", "request/s": "requests/s"}
 # Count units: (singular, plural) as a person reads them after a number.
 _COUNTS = {"parameter": ("param", "params"), "token": ("token", "tokens"), "token/s": ("token/s", "tokens/s")}
 _TOP = 1e21  # past exa (and past 999T for counts), figures are written with a power of ten

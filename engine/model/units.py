@@ -26,6 +26,7 @@ second = [time] = s = sec = seconds
 token = [text] = tokens = tok
 parameter = [weights] = parameters = param = params
 sequence = [] = sequences = seq
+request = [requests] = requests = req
 element = [] = elements = elem
 hertz = 1 / second = Hz
 minute = 60 * second = min
@@ -73,6 +74,7 @@ BASE_UNITS: dict[str, str] = {
     "token": "token",
     "parameter": "parameter",
     "token/s": "token/second",
+    "request/s": "request/second",
     "byte/token": "byte/token",
     "byte/parameter": "byte/parameter",
     "1": "dimensionless",
@@ -95,6 +97,7 @@ DIMENSION_EXAMPLES: dict[str, str] = {
     "token": "a token count, e.g. 4096",
     "parameter": "a parameter count, e.g. 7e9",
     "token/s": "a throughput, e.g. 1200 token/s",
+    "request/s": "a request rate, e.g. 20 requests/s",
     "byte/token": "bytes per token, e.g. 128 KiB",
     "1": "a plain number, e.g. 64",
     "byte/parameter": "bytes per parameter, e.g. 2",

@@ -19,6 +19,7 @@ from perfdrill.engine.model.collectives import (
     SHARDED_COLLECTIVES,
     TP_DECODE,
 )
+from perfdrill.engine.model.crossovers import ATTENTION_CROSSOVERS, MATMUL_CROSSOVER
 from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
 from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
 from perfdrill.engine.model.ici import ICI_COLLECTIVES, ICI_PARALLELISM
@@ -39,8 +40,10 @@ from perfdrill.engine.model.inference import decode, fewest_chips, prefill
 from perfdrill.engine.model.kernels import L2_REUSE, OCCUPANCY, WAVES
 from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, PARALLELISM
 from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
+from perfdrill.engine.model.networks import BISECTION
 from perfdrill.engine.model.quantization import GROUP_SCALES
 from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_RELOAD, KV_TRANSFER, SERVING_LATENCY
+from perfdrill.engine.model.serving_capacity import MEMORY_SHARES, SERVING_CAPACITY
 from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO
 from perfdrill.engine.model.speculative import DRAFT_LENGTH, SPECULATION, SPECULATIVE_STEP
 from perfdrill.engine.model.training_economics import TRAINING_ECONOMICS
@@ -105,9 +108,10 @@ ELEMENTWISE = [
 TRAIN = [
     define(
         "flops",
-        6 * q("params") * SYM["tokens"],
+        6 * q("active_params") * SYM["tokens"],
         "FLOP",
-        "2 FLOP per parameter per token forward, 4 backward",
+        "2 FLOP per active parameter per token forward, 4 backward (6·N·D, N counting embeddings as "
+        "Chinchilla does; a mixture of experts counts only the experts a token uses)",
         label="FLOPs",
     ),
     define(
@@ -214,6 +218,7 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
         *SYSTEM,
         *MATMUL,
         *roofline(),
+        *MATMUL_CROSSOVER,
         *FP32_MATMUL,
         *HOST_COPY,
         *KERNEL,
@@ -233,10 +238,10 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
         *VERDICT,
         *KERNEL_NEXT_STEP,
     ],
-    "decode": lambda: [*MODEL, *SYSTEM, *decode(), *VERDICT, *decode_diagnosis()],
+    "decode": lambda: [*MODEL, *SYSTEM, *decode(), *VERDICT, *decode_diagnosis(), *MEMORY_SHARES],
     "serving": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_")],
-    "decode_attention": lambda: [*MODEL, *SYSTEM, *decode(attention=True)],
-    "decode_per_op": lambda: [*MODEL, *SYSTEM, *decode(per_op=True)],
+    "decode_attention": lambda: [*MODEL, *SYSTEM, *decode(attention=True), *MEMORY_SHARES],
+    "decode_per_op": lambda: [*MODEL, *SYSTEM, *decode(per_op=True), *MEMORY_SHARES],
     "prefill": lambda: [*MODEL, *SYSTEM, *prefill()],
     "prefill_attention": lambda: [*MODEL, *SYSTEM, *prefill(attention=True)],
     "train": lambda: [*MODEL, *SYSTEM, *TRAIN, *ACTIVATIONS, *PARALLELISM],
@@ -253,18 +258,30 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
     "tp_overlap": lambda: [*MODEL, *TENSOR_PARALLEL_SYNC, *GROUP_COLLECTIVE, *TP_OVERLAP],
     "ici_collective": lambda: ICI_COLLECTIVES,  # issue 22: TPU tori, the scaling book's model
     "ici_parallelism": lambda: ICI_PARALLELISM,
+    "attention_crossovers": lambda: [*MODEL, *ATTENTION_CROSSOVERS],
     "collective_latency": lambda: [*GROUP_COLLECTIVE, *ALPHA_BETA, *BUS_BANDWIDTH],
     "sharded_collectives": lambda: [*MODEL, *GRADIENT_SYNC, *GROUP_COLLECTIVE, *SHARDED_COLLECTIVES],
     "hierarchical_collective": lambda: [*MODEL, *GRADIENT_SYNC, *HIERARCHICAL],
+    # issue 22: a network's bisection, and the two-level all-reduce over a given buffer
+    "network_all_to_all": lambda: BISECTION,
+    "two_level_all_reduce": lambda: HIERARCHICAL,
     "kernels": lambda: [*SYSTEM, *MATMUL, *roofline(), *WAVES, *OCCUPANCY, *L2_REUSE],
     # Issue 13, topics 5-7: attention in decode, quantization beyond weights, MoE serving.
     "attention_decode": lambda: [*MODEL, *SYSTEM, *decode(per_op=True), *ATTENTION_DECODE],
     "flash_attention": lambda: [*SYSTEM, *ATTENTION_MEMORY, *FLASH_ATTENTION_IO],
     "quantization": lambda: [*MODEL, *SYSTEM, *decode(), *GROUP_SCALES],
-    "decode_moe": lambda: [*MODEL, *SYSTEM, *decode(expert_reads=True), *EXPERT_READS],
+    "decode_moe": lambda: [*MODEL, *SYSTEM, *decode(expert_reads=True), *EXPERT_READS, *MEMORY_SHARES],
     "expert_parallel": lambda: [*MODEL, *SYSTEM, *LINK_GROUP, *EXPERT_PARALLEL],
     # Issue 13, serving and training economics (engine/model/serving.py, training_economics.py)
-    "serving_latency": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *SERVING_LATENCY],
+    "serving_latency": lambda: [
+        *MODEL,
+        *SYSTEM,
+        *decode(),
+        *prefill(prefix="prefill_"),
+        *SERVING_LATENCY,
+        *SERVING_CAPACITY,
+        *MEMORY_SHARES,
+    ],
     "kv_paging": lambda: [*MODEL, *SYSTEM, *decode(), *prefill(prefix="prefill_"), *KV_PAGING],
     "chunked_prefill": lambda: [*MODEL, *SYSTEM, *decode(), *CHUNKED_PREFILL],
     "disaggregation": lambda: [*MODEL, *SYSTEM, *prefill(prefix="prefill_"), *KV_TRANSFER],

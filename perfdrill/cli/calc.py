@@ -170,13 +170,13 @@ def _model(values: dict[str, Any], book: SpecBook) -> Part:
         arch["tied_embeddings"] = 1
     if values["mlp"] is not None:
         arch["mlp_matrices"] = MLP_MATRICES[values["mlp"]]
-    weight_dtype = values["weight_dtype"] or values["dtype"]
+    weight_dtype = values.get("weight_dtype") or values["dtype"]
     inputs = model_inputs(
         book.model(values["model"]) if values["model"] else None,
         weight_dtype=weight_dtype,
         kv_dtype=values.get("kv_dtype") or values["dtype"],
         arch=arch,
-        params=values["params"],
+        params=values.get("params"),
         active_params=values.get("active_params"),
         kv_bytes_per_token=values.get("kv_bytes_per_token"),
     )
@@ -284,6 +284,9 @@ def prepare(
     unused = unused_note(spec, workload, wanted, inputs, given)
     _check_the_counts(spec, workload, wanted, inputs, given)
     _refuse_implausible(spec, inputs, given)
+    for name, why in spec.refuse.items():
+        if name in inputs:
+            raise UsageError(f"calc {spec.name}: {why}")
     hints = _hints(spec, workload, inputs, values, given)
     notes = [] if unused is None else [unused]
     for neglect in spec.neglect:

@@ -6,8 +6,10 @@ Declared as data like calc_table.py's; kept apart so that module stays under 400
 
 from __future__ import annotations
 
+from perfdrill.cli.calc_options import MODEL
 from perfdrill.cli.calc_spec import Neglect, Option, Result, Subcommand, When
 from perfdrill.cli.numbers import quantity, whole
+from perfdrill.engine.model.specs import COMPUTE_DTYPES
 
 LINK_BANDWIDTH = Option(
     "--link-bandwidth",
@@ -107,4 +109,118 @@ ICI_LIMITS = Subcommand(
     ),
 )
 
-TOPICS_SCALE = (ICI, ICI_LIMITS)
+ATTENTION_CROSSOVER = Subcommand(
+    "attention-crossover",
+    "the context where attention's FLOPs equal the weight matmuls', and attention's intensity in "
+    "prefill and decode (every key attended; --dtype sets Q and O's bytes, --kv-dtype K and V's)",
+    "attention_crossovers",
+    (
+        Result("crossover_context", "attention_matmul_crossover"),
+        Result("crossover_in_model_widths", "crossover_in_model_widths"),
+        Result("prefill_intensity", "prefill_attention_intensity"),
+        Result("decode_intensity", "decode_attention_intensity"),
+    ),
+    (
+        Option("--dtype", "activation dtype (default bf16)", default="bf16", choices=COMPUTE_DTYPES),
+        Option("--sequence", "prompt tokens, for prefill's intensity", whole(), ("sequence",), "S"),
+        Option("--context", "tokens in the KV cache, for decode's intensity", whole(), ("context",), "S"),
+    ),
+    (MODEL,),
+    exclude=("--params", "--active-params", "--kv-bytes-per-token", "--weight-dtype"),
+    # MLA caches one latent per token and attends over other widths: per-head formulas do not hold
+    refuse={
+        "kv_elements_per_token_per_layer": "this model's attention is given outright (MLA's latent "
+        "cache), and the crossover and intensities here count per-head K and V; give the per-head "
+        "architecture by flags instead"
+    },
+)
+
+_BYTES_HELD = Option(
+    "--bytes",
+    "bytes each chip holds, e.g. '1 GB'",
+    quantity("byte"),
+    ("collective_bytes",),
+    "Q",
+    required=True,
+)
+_PARTICIPANTS = Option("--participants", "chips taking part", whole(), ("participants",), "N", required=True)
+
+BISECTION = Subcommand(
+    "bisection",
+    "an all-to-all bound by each chip's link or by the network's bisection (a switch's is N/2 links)",
+    "network_all_to_all",
+    (
+        Result("time", "network_all_to_all_time"),
+        Result("injection_time", "all_to_all_injection_time"),
+        Result("bisection_time", "all_to_all_bisection_time"),
+        Result("limit", "all_to_all_limit"),
+        Result("switch_bisection_bandwidth", "switch_bisection_bandwidth"),
+    ),
+    (
+        _BYTES_HELD,
+        _PARTICIPANTS,
+        Option(
+            "--link-bandwidth",
+            "one-way bandwidth of each chip's link into the network, e.g. '50 GB/s'",
+            quantity("byte/s"),
+            ("link_bandwidth",),
+            "Q",
+            required=True,
+        ),
+        Option(
+            "--bisection-bandwidth",
+            "one-way bandwidth across the network's narrowest cut into halves",
+            quantity("byte/s"),
+            ("bisection_bandwidth",),
+            "Q",
+        ),
+    ),
+)
+
+TWO_LEVEL = Subcommand(
+    "two-level",
+    "an all-reduce over nodes of chips: one flat ring against reduce-scatter in the node, "
+    "all-reduce across nodes, all-gather in the node",
+    "two_level_all_reduce",
+    (
+        Result("time", "hierarchical_all_reduce_time"),
+        Result("flat_ring_time", "flat_ring_all_reduce_time"),
+        Result("intra_node_time", "intra_node_reduce_scatter_time"),
+        Result("inter_node_time", "inter_node_all_reduce_time"),
+        Result("speedup", "hierarchical_speedup"),
+    ),
+    (
+        Option(
+            "--bytes", "the buffer every chip all-reduces, e.g. '1 GB'", quantity("byte"),
+            ("collective_bytes",), "Q", required=True,
+        ),
+        Option("--nodes", "nodes", whole(), ("nodes",), "n", required=True),
+        Option("--node-chips", "chips in each node", whole(), ("node_chips",), "g", required=True),
+        Option(
+            "--node-bandwidth",
+            "one-way bandwidth a chip drives to the rest of its node (NVLink), e.g. '450 GB/s'",
+            quantity("byte/s"),
+            ("node_link_bandwidth",),
+            "Q",
+            required=True,
+        ),
+        Option(
+            "--nic-bandwidth",
+            "one-way bandwidth of each NIC between nodes, e.g. '50 GB/s' (400 Gb/s)",
+            quantity("byte/s"),
+            ("network_bandwidth",),
+            "Q",
+            required=True,
+        ),
+        Option(
+            "--node-nics",
+            "scale-out NICs in each node (8 on a DGX H100: one per GPU); NCCL runs one ring per NIC",
+            whole(),
+            ("node_nics",),
+            "n",
+            required=True,
+        ),
+    ),
+)  # fmt: skip
+
+TOPICS_SCALE = (ICI, ICI_LIMITS, ATTENTION_CROSSOVER, BISECTION, TWO_LEVEL)

@@ -95,6 +95,7 @@ class Subcommand:
     neglect: tuple[Neglect, ...] = ()
     runner: str | None = None  # a module of perfdrill.cli with its own run(); None: the table's output
     model_level: bool = False  # whether the model's own quantities are shown worked in --explain
+    refuse: Mapping[str, str] = field(default_factory=dict)  # input -> why its presence is refused
 
     def all_options(self) -> list[Option]:
         """Its options, the groups' first, without the excluded ones."""

@@ -40,7 +40,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "matmul",
             "an (m x k) @ (k x n) matmul; the k x n operand is the weight",
             "matmul",
-            roofline_results(),
+            (*roofline_results(), Result("compute_bound_batch", "compute_bound_m")),
             (
                 NO_OVERLAP,
                 *(Option(f"--{d}", f"{d} dimension", whole(), (d,), required=True) for d in ("m", "k", "n")),
@@ -104,6 +104,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                 Result("critical_batch", "critical_batch"),
                 Result("max_batch", "max_batch"),
                 Result("min_chips", "inference_min_chips"),
+                *(Result(n, n) for n in ("free_memory", "memory_per_chip", "evicted_sequences")),
+                Result("evicted_kv_bytes", "evicted_kv_bytes"),
             ),
             (
                 CONTEXT,
@@ -155,13 +157,15 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         ),
         Subcommand(
             "train",
-            "training time and memory",
+            "training time (6·N·D: N the parameters a token uses, embeddings counted as Chinchilla counts "
+            "them; a mixture of experts' active ones) and memory",
             "train",
             tuple(
                 Result(n, n)
                 for n in (
                     *("flops", "time", "memory_required", "min_chips", "max_trainable_params"),
                     *("activation_memory", "checkpointed_activation_memory", "checkpointed_time"),
+                    "logits_memory",
                 )
             ),
             (
@@ -186,7 +190,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                 ),
             ),
             (HARDWARE, MODEL),
-            exclude=("--bandwidth", "--mbu", "--active-params", "--kv-bytes-per-token", "--kv-dtype"),
+            exclude=("--bandwidth", "--mbu", "--kv-bytes-per-token", "--kv-dtype"),
         ),
         Subcommand(
             "collective",

@@ -282,6 +282,11 @@ TOPICS: tuple[Subcommand, ...] = (
             Result("max_batch", "max_batch"),
             Result("slo_batch", "slo_batch"),
             Result("slo_limit", "slo_limit"),
+            *(Result(n, n) for n in ("queries_per_second", "prefill_decode_ratio", "slo_min_chips")),
+            *(
+                Result(n, n)
+                for n in ("evicted_sequences", "evicted_kv_bytes", "free_memory", "memory_per_chip")
+            ),
         ),
         (
             CONTEXT,
