@@ -168,13 +168,13 @@ def test_mamf_share_by_hand() -> None:
 
 def test_nccl_bucket_by_hand() -> None:
     # 4 MiB on 8 x H200: busbw 139.97 GB/s, shown and used as 140 GB/s -> algbw = 140 · 8 / 14
-    # = 80.0 GB/s -> 4,194,304 B / 80 GB/s = 52.43 µs
+    # = 80.0 GB/s; the bucket shown and used as 4.19 MB -> 4.19e6 B · 14 / (8 · 140 GB/s) = 52.375 µs
     for seed in range(200):
         problem = generate(BANK.get("parallelism/nccl-tests-measured"), seed, SPECS)
         variant = problem.variant
         if variant.params["chip"].id == "h200" and variant.params["bucket"] == 4:
-            assert float(variant.lookup("algorithm_bandwidth", None)) == pytest.approx(80.0e9, rel=1e-9)
-            assert float(variant.lookup("measured_runtime", None)) == pytest.approx(52.4288e-6, rel=1e-9)
+            assert problem.parts[0].value == pytest.approx(80.0, rel=1e-9)  # GB/s
+            assert float(variant.lookup("measured_runtime", None)) == pytest.approx(52.375e-6, rel=1e-9)
             return
     pytest.fail("no 4 MiB H200 variant in 200 seeds")
 

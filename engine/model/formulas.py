@@ -381,12 +381,20 @@ MODEL = [
         "every weight of the model",
         label="params",
     ),
-    # Defined from `params` so that a dense model's active count is its params, exactly, even where
-    # a question rounds params for its prompt (the same expansion as before, term for term).
+    # A sum of the weights a token reads, not params less the experts it skips: the difference of
+    # two large, rounded figures cannot be checked by hand (14.9T − 14.6T printed as 291B).
     define(
         "active_params",
-        q("params")
-        - q("moe_layers") * (SYM["experts"] - SYM["experts_per_token"]) * q("mlp_params_per_expert"),
+        q("embedding_params")
+        + SYM["dense_layers"]
+        * (q("attention_params_per_layer") + q("dense_mlp_params") + q("norm_params_per_layer"))
+        + q("moe_layers")
+        * (
+            q("attention_params_per_layer")
+            + (SYM["experts_per_token"] + SYM["shared_experts"]) * q("mlp_params_per_expert")
+            + q("router_params")
+            + q("norm_params_per_layer")
+        ),
         "parameter",
         "the weights one token actually uses: all but the routed experts it skips in each MoE layer",
         label="active params",
