@@ -70,4 +70,4 @@ def test_preview_markdown_and_grading_show_and_take_aa_ab(run_cli, folder: Path)
         "grade", "--question", "matmul/h100-4096", "--questions", str(folder.parents[1]),
         "--seed", "0", "--answer", "pick=ab",
     )  # fmt: skip
-    assert "✓ pick: Correct." in out, out + err
+    assert "✓ (d) pick: Correct." in out, out + err

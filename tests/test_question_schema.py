@@ -94,7 +94,9 @@ def test_the_filters_are_the_ones_variants_apply() -> None:
         "link_domain",
         "host_link_bandwidth",
         "network_bandwidth",
+        "network_nics",
         "sm_count",
         "l2_cache",
         "price_per_hour",
+        "memory_type",
     ]

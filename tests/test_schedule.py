@@ -146,7 +146,7 @@ def test_mastery_needs_clean_first_tries_on_different_days() -> None:
     difficulty = {t.id: t.difficulty for t in _templates()}
     assert cells[difficulty[ridge]].mastered == 1
     assert sum(cell.started for cell in cells.values()) == 2
-    assert sum(cell.templates for cell in cells.values()) == 3  # the bank's three roofline templates
+    assert sum(cell.templates for cell in cells.values()) == 5  # the bank's five roofline templates
     weeks, accuracy = report.recent_accuracy(4)
     assert weeks == ["2025-W10"]  # 3-7 March 2025 is ISO week 10
     assert (accuracy["roofline"]["2025-W10"].first_tries, accuracy["roofline"]["2025-W10"].right) == (8, 7)

@@ -167,7 +167,7 @@ def test_a_prompt_and_a_title_with_a_bidi_override(run_cli, tmp_path: Path) -> N
         (
             ("grade", "--question", "matmul/gemv", "--seed", "1", "--answer", f"runtime=1 {PAYLOAD}ms"),
             0,
-            "? runtime",
+            "? (b) runtime",  # the part letter the sheet shows, then its name
         ),
     ],
     ids=["argparse", "unknown-question", "calc-unit", "grade-answer"],

@@ -20,9 +20,10 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula, spoken
+from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula
 from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS, VALUE_WORDS
 from perfdrill.engine.model.maths import FUNCTIONS
+from perfdrill.engine.model.spoken import spoken
 from perfdrill.engine.model.workloads import WORKLOADS
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from perfdrill.engine.model import generated_display
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.formulas import spoken
 from perfdrill.engine.model.maths import (
     Node,
     Reason,
@@ -36,6 +35,7 @@ from perfdrill.engine.model.maths import (
     display as display_node,
 )
 from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.spoken import spoken
 
 # Counts whose factor of 1 still teaches something (MQA's one KV head, one input and one output).
 _COUNTED_EVEN_AT_ONE = frozenset({"heads", "kv_heads", "inputs", "outputs"})

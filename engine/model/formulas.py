@@ -13,6 +13,7 @@ import sympy
 from sympy import Max, Min, Piecewise
 
 from perfdrill.engine.model.evaluation import CountRule
+from perfdrill.engine.model.spoken import spoken
 
 
 def _s(name: str) -> sympy.Symbol:
@@ -221,35 +222,6 @@ WHOLE_INPUTS = frozenset({
     "node_nics",
 })
 # fmt: on
-
-
-# How the words of a name are written in a label: acronyms and names as people write them, so a
-# worked solution never reads "tpot slo", "zero3 state bytes" or "l2 cache bytes" (issue 21).
-_WORDS = {
-    "slo": "SLO", "tpot": "TPOT", "ttft": "TTFT", "l2": "L2", "sm": "SM", "hbm": "HBM", "kv": "KV",
-    "moe": "MoE", "mfu": "MFU", "dp": "DP", "tp": "TP", "fsdp": "FSDP", "mlp": "MLP", "gemv": "GEMV",
-    "sram": "SRAM", "flops": "FLOPs", "io": "I/O", "zero": "ZeRO", "zero1": "ZeRO-1", "zero2": "ZeRO-2",
-    "zero3": "ZeRO-3", "comm": "communication", "chinchilla": "Chinchilla", "qkvo": "Q, K, V and O",
-    "min": "fewest", "fp4": "fp4", "nic": "NIC", "pd": "prefill-to-decode",
-}  # fmt: skip
-_PHRASES = (
-    ("all reduce", "all-reduce"),
-    ("all gather", "all-gather"),
-    ("all to all", "all-to-all"),
-    ("reduce scatter", "reduce-scatter"),
-    ("alpha beta", "α-β"),
-    ("inter node", "inter-node"),
-    ("intra node", "in-node"),
-    ("recursive doubling", "recursive-doubling"),
-)
-
-
-def spoken(name: str) -> str:
-    """A name as a person says it: "tpot_slo" is "TPOT SLO", "zero3_state_bytes" "ZeRO-3 state bytes"."""
-    said = " ".join(_WORDS.get(word, word) for word in name.split("_"))
-    for written, meant in _PHRASES:
-        said = said.replace(written, meant)
-    return said
 
 
 @dataclass(frozen=True)

@@ -242,7 +242,7 @@ def generate(template: Template, seed: int, specs: SpecBook, follow_up: FollowUp
         )
         for i, hint in enumerate(template.hints)
     )
-    asked = {  # the quantities parts ask in the question's own setting; a sweep varies it
+    quantities = {  # the quantities parts ask in the question's own setting; a sweep varies it
         name
         for part in template.parts
         if part.answer and part.sweep is None
@@ -250,7 +250,7 @@ def generate(template: Template, seed: int, specs: SpecBook, follow_up: FollowUp
         if scope is None
     }
     sentences = insights(
-        template.workload, variant.values(None), lambda name: variant.lookup(name, None), asked
+        template.workload, variant.values(None), lambda name: variant.lookup(name, None), quantities
     )
     if template.insight:
         sentences.append(
