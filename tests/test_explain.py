@@ -49,7 +49,7 @@ def test_a_dense_models_parameter_count_has_no_moe_or_tie_term() -> None:
     text_ = "\n".join(lines)
     for absent in ("MoE", "router", "expert", "tied", "learned positions", " 0 ", "(2 − "):
         assert absent not in text_, absent
-    assert "attention params per layer = 2 × model width × head dim × (heads + KV heads)" in text_
+    assert "attention params per layer = 2 × model width × head dim × (query heads + KV heads)" in text_
     assert "= 2 × 8,192 × 128 × (64 + 8) = 151M params" in text_
     assert "embedding params = 2 × model width × vocabulary + model width" in text_
     assert lines[-1].startswith("params = dense layers × (attention params per layer + dense MLP params")

@@ -165,7 +165,7 @@ INPUT_LABELS: dict[str, str] = {
     "layers": "layers",
     "dense_layers": "dense layers",
     "d_model": "model width",
-    "heads": "heads",
+    "heads": "query heads",
     "kv_heads": "KV heads",
     "head_dim": "head dim",
     "ffn": "MLP width",

@@ -1472,7 +1472,7 @@ INPUT_LABELS = {
     'layers': 'layers',
     'dense_layers': 'dense layers',
     'd_model': 'model width',
-    'heads': 'heads',
+    'heads': 'query heads',
     'kv_heads': 'KV heads',
     'head_dim': 'head dim',
     'ffn': 'MLP width',
