@@ -61,3 +61,20 @@ def hand_checked_bank(root: Path) -> Path:
     write_template(root, "matmul/h100-4096", MATMUL, "Multiply two 4096×4096 bf16 matrices on **H100**.\n")
     write_template(root, "roofline/l4-ridge", RIDGE, "The **L4** in bf16.\n")
     return root
+
+
+# A one-part template whose two variants (m = 64 or 128) the error and leave-out tests break on purpose.
+TINY = """
+id: matmul/tiny
+title: Tiny
+family: matmul
+difficulty: easy
+workload: matmul
+parameters:
+  chip: {chip: {ids: [h100-sxm]}}
+  m: {choice: [64, 128]}
+scenario: {chip: chip, dtype: bf16}
+inputs: {m: m, k: 1024, n: 1024, activation_bytes: 2, weight_bytes_per_param: 2}
+parts:
+  - {name: runtime, kind: numeric, prompt: Runtime?, answer: runtime, unit: us}
+"""

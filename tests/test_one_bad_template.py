@@ -16,23 +16,8 @@ from perfdrill.engine.practice.progress import ProgressStore
 from perfdrill.tui.app import PerfdrillApp
 from perfdrill.tui.screens.question import QuestionScreen
 from perfdrill.tui.screens.start import StartScreen
-from tests.helpers import MATMUL, write_template
+from tests.helpers import MATMUL, TINY, write_template
 from tests.pilot import RIGHT, submit, until, wait_for
-
-TINY = """
-id: matmul/tiny
-title: Tiny
-family: matmul
-difficulty: easy
-workload: matmul
-parameters:
-  chip: {chip: {ids: [h100-sxm]}}
-  m: {choice: [64, 128]}
-scenario: {chip: chip, dtype: bf16}
-inputs: {m: m, k: 1024, n: 1024, activation_bytes: 2, weight_bytes_per_param: 2}
-parts:
-  - {name: runtime, kind: numeric, prompt: Runtime?, answer: runtime, unit: us}
-"""
 
 # Each loads (so `list` shows it) and fails only once a variant is drawn or rendered.
 BROKEN = {

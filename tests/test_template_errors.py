@@ -11,22 +11,8 @@ from perfdrill.engine.errors import TemplateError
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_folders
 from perfdrill.engine.problems.generation import generate
+from tests.helpers import TINY as GOOD
 from tests.helpers import write_template
-
-GOOD = """
-id: matmul/tiny
-title: Tiny
-family: matmul
-difficulty: easy
-workload: matmul
-parameters:
-  chip: {chip: {ids: [h100-sxm]}}
-  m: {choice: [64, 128]}
-scenario: {chip: chip, dtype: bf16}
-inputs: {m: m, k: 1024, n: 1024, activation_bytes: 2, weight_bytes_per_param: 2}
-parts:
-  - {name: runtime, kind: numeric, prompt: Runtime?, answer: runtime, unit: us}
-"""
 
 
 def _error(tmp_path: Path, question: str, prompt: str = "Q.\n") -> TemplateError:
