@@ -167,7 +167,7 @@ def compute(spec: Any, args: argparse.Namespace, book: SpecBook) -> Results:
     if spec.name == "matmul":  # where XLA measured the shape, its time beside the roofline's
         from perfdrill.cli.calc_measured import matmul_measured
 
-        measured, measured_notes = matmul_measured(calculation.echo, available.values.get("runtime"))
+        measured, measured_notes = matmul_measured(calculation.echo, available.values)
         results.update({name: Result(m["value"], m["unit"]) for name, m in measured.items()})
         notes += measured_notes
     return Results(

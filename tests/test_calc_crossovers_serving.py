@@ -75,6 +75,27 @@ def test_the_batch_where_a_matmul_turns_compute_bound(run_cli) -> None:
     assert int8["compute_bound_batch"] == pytest.approx(120, rel=0.002)
 
 
+def test_a_matmul_that_never_turns_compute_bound_has_no_batch(run_cli) -> None:
+    """k = n = 256 in bf16 on an H100 (ridge 989e12 / 3.35e12 = 295 FLOP/B): however many rows, the
+    intensity stays under 2·256·256 / (2·(256 + 256)) = 128 FLOP/B, so no batch turns it compute-
+    bound. The formula's denominator 2·256² − 295·2·512 = −171,000 once printed a batch of −226."""
+    code, out, err = run_cli(
+        "calc", "matmul", "--chip", "h100-sxm", "--m", "512", "--k", "256", "--n", "256", "--json"
+    )
+    assert code == 0, err
+    document = json.loads(out)
+    assert "compute_bound_batch" not in document["results"]
+    assert "compute_bound_batch" in document["omitted"]
+
+
+def test_the_table_prints_measured_results_beside_the_model(run_cli) -> None:
+    """Without --json the table lists the engine's results, then XLA's measurement of this shape
+    (12.3 TFLOP/s for 512 x 256 x 256 on an H100); a measurement has no formula to look up."""
+    code, out, err = run_cli("calc", "matmul", "--chip", "h100-sxm", "--m", "512", "--k", "256", "--n", "256")
+    assert code == 0, err
+    assert "measured_flops: 12.3\u00a0TFLOP/s" in out and "measured_time: 5.44\u00a0µs" in out
+
+
 # A dense 1B-parameter model in bf16 with 100 kB of KV cache a token, on a chip of 1e15 FLOP/s,
 # 1e12 B/s and 80 GB: numbers that work out by hand.
 TOY = ["--params", "1e9", "--kv-bytes-per-token", "1e5", "--flops", "1e15", "--bandwidth", "1e12"]

@@ -23,6 +23,8 @@ Conventions, stated because the published figures differ by them:
 
 from __future__ import annotations
 
+from sympy import Max
+
 from perfdrill.engine.model.formulas import SYM, define, q
 
 _H, _K, _HD = SYM["heads"], SYM["kv_heads"], SYM["head_dim"]
@@ -69,14 +71,15 @@ ATTENTION_CROSSOVERS = [
     ),
 ]
 
+# What 2·k·n FLOPs per row leave over the ridge's bytes per row (the rows' activations).
+_CROSSOVER_MARGIN = 2 * SYM["k"] * SYM["n"] - q("ridge_point") * _ACT_BYTES * (SYM["k"] + SYM["n"])
 MATMUL_CROSSOVER = [
     define(
         "compute_bound_m",
-        q("ridge_point")
-        * SYM["k"]
-        * SYM["n"]
-        * SYM["weight_bytes_per_param"]
-        / (2 * SYM["k"] * SYM["n"] - q("ridge_point") * _ACT_BYTES * (SYM["k"] + SYM["n"])),
+        # Where 2·k·n ≤ ridge · activation bytes · (k + n), no m reaches the ridge: the intensity
+        # tops out below it, so the division is by zero and the result undefined (omitted), never
+        # a negative batch.
+        q("ridge_point") * SYM["k"] * SYM["n"] * SYM["weight_bytes_per_param"] / Max(_CROSSOVER_MARGIN, 0),
         "1",
         "rows (batch) at which this k × n matmul's intensity reaches the ridge point",
         label="compute-bound batch",

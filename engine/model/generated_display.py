@@ -33,7 +33,7 @@ QUANTITIES = {
     'runtime_no_overlap@matmul': ('runtime without overlap', None, False, ('+', 'compute_time', 'memory_time')),
     'bound@matmul': ('bound', ('memory-bound', 'compute-bound'), False, ('pw', (1, ('>=', 'compute_time', 'memory_time')), (0, True))),
     'attainable_flops@matmul': ('attainable FLOP/s', None, False, ('min', 'system_flops', ('*', 'system_bandwidth', 'arithmetic_intensity'))),
-    'compute_bound_m@matmul': ('compute-bound batch', None, False, ('*', 'k', 'n', 'ridge_point', 'weight_bytes_per_param', ('^', ('+', ('*', 2, 'k', 'n'), ('*', -1, 'ridge_point', 'activation_bytes', ('+', 'k', 'n'))), -1))),
+    'compute_bound_m@matmul': ('compute-bound batch', None, False, ('*', 'k', 'n', 'ridge_point', 'weight_bytes_per_param', ('^', ('max', 0, ('+', ('*', 2, 'k', 'n'), ('*', -1, 'ridge_point', 'activation_bytes', ('+', 'k', 'n')))), -1))),
     'fp32_bytes@matmul': ('fp32 bytes', None, False, ('*', 4, ('+', ('*', 'm', 'k'), ('*', 'k', 'n'), ('*', 'm', 'n')))),
     'fp32_runtime@matmul': ('fp32 runtime', None, False, ('max', 'kernel_floor', ('*', ('^', 'system_bandwidth', -1), 'fp32_bytes'), ('*', ('^', 'chips', -1), 'flops', ('^', 'mfu', -1), ('^', 'fp32_peak_flops', -1)))),
     'host_copy_time@matmul': ('host copy time', None, False, ('*', 'bytes', ('^', 'host_link_bandwidth', -1))),

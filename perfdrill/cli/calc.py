@@ -310,10 +310,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(results.to_dict())
         return 0
-    shown = [(name, result.quantity) for name, result in results.items()]
+    shown = [(name, result.quantity) for name, result in results.items() if result.quantity]
     workload = next(iter(results.values())).workload
     given = set(results.formula_inputs) | (set() if spec.model_level else MODEL_LEVEL)
     print_results(workload, shown, results.evaluated, given, explain=args.explain)
+    for name, result in results.items():  # measured, not modelled: no formula of the engine's to explain
+        if not result.quantity:
+            print(f"{name}: {result}")
     for line in [*lines(results.omitted, results.reasons), *results.notes]:
         print(line)
     return 0

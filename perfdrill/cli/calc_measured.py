@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from perfdrill.engine.model.measured import GRID_HIGH, GRID_LOW, load_measurements
 
 
-def matmul_measured(echo: dict[str, Any], roofline_time: float | None) -> tuple[dict[str, Any], list[str]]:
-    """`measured_flops`, `measured_time` and `fraction_of_roofline` (roofline time / measured time)
-    where a measurement exists for the chip, dtype and shape, with a note saying whose it is."""
+def matmul_measured(echo: dict[str, Any], values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """`measured_flops`, `measured_time` (the engine's FLOPs at the measured rate) and
+    `fraction_of_roofline` (the engine's roofline time / measured time) where a measurement exists for
+    the chip, dtype and shape, with a note saying whose it is."""
     chip, dtype = echo.get("chip"), echo.get("dtype", "bf16")
     if chip is None or any(echo.get(name) is None for name in ("m", "k", "n")):
         return {}, []
@@ -20,13 +22,13 @@ def matmul_measured(echo: dict[str, Any], roofline_time: float | None) -> tuple[
         have = ", ".join(f"{c} ({'/'.join(t)})" for c, t in sorted(book.matmul.items())) or "none"
         grid = f"m, k and n from {GRID_LOW[1]:,} to {GRID_HIGH[1]:,}"
         return {}, [f"measured_time: no measurement of this matmul (measured: {have}; {grid})"]
-    time = 2 * m * k * n / flops
+    time = values["flops"] / flops
     results: dict[str, Any] = {
         "measured_flops": {"value": flops, "unit": "FLOP/s"},
         "measured_time": {"value": time, "unit": "s"},
     }
-    if roofline_time is not None:
-        results["fraction_of_roofline"] = {"value": roofline_time / time, "unit": "1"}
+    if "runtime" in values:
+        results["fraction_of_roofline"] = {"value": values["runtime"] / time, "unit": "1"}
     how = (
         "a measured shape"
         if book.is_measured_shape(chip, dtype, m, k, n)
