@@ -105,7 +105,12 @@ def test_every_tree_computes_what_the_generated_function_computes(workload: str)
     values = {name: rng.uniform(0.5, 8.0) for name in [*INPUTS, *table]} | {"flaw": 3.0}
     for name, (function, args) in table.items():
         tree = generated_display.QUANTITIES[f"{name}@{workload}"][3]
-        expected = function(*(values[arg] for arg in args))
+        try:
+            expected = function(*(values[arg] for arg in args))
+        except ZeroDivisionError:  # undefined for these inputs (a matmul that never turns compute-bound)
+            with pytest.raises(ZeroDivisionError):
+                evaluate_tree(tree, values)
+            continue
         assert math.isclose(float(evaluate_tree(tree, values)), float(expected), rel_tol=1e-12), name
 
 
