@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
 
 _SANDBOX = tempfile.mkdtemp(prefix="perfdrill-tests-")
+atexit.register(shutil.rmtree, _SANDBOX, ignore_errors=True)  # one run must not leave its data behind
 os.environ["XDG_DATA_HOME"] = os.path.join(_SANDBOX, "data")
 os.environ["XDG_CACHE_HOME"] = os.path.join(_SANDBOX, "cache")
 os.environ["XDG_STATE_HOME"] = os.path.join(_SANDBOX, "state")
