@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from perfdrill.engine.problems.mistakes.attention_moe import ATTENTION_MOE
 from perfdrill.engine.problems.mistakes.mistake import ANSWER, Mistake
+from perfdrill.engine.problems.mistakes.reviewed import REVIEWED
 from perfdrill.engine.problems.mistakes.roofline import ROOFLINE
 from perfdrill.engine.problems.mistakes.serving import SERVING
 from perfdrill.engine.problems.mistakes.training import TRAINING
 
 __all__ = ["ANSWER", "CATALOGUE", "Mistake"]
 
-CATALOGUE: dict[str, Mistake] = {m.id: m for m in (*ROOFLINE, *TRAINING, *ATTENTION_MOE, *SERVING)}
+# In this order: the question schema lists the ids as the catalogue orders them.
+CATALOGUE: dict[str, Mistake] = {m.id: m for m in (*ROOFLINE, *TRAINING, *ATTENTION_MOE, *SERVING, *REVIEWED)}

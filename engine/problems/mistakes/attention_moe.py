@@ -107,17 +107,4 @@ ATTENTION_MOE: tuple[Mistake, ...] = (
         "With expert parallelism each chip holds and reads only E/N of the experts.",
         local_expert_read_time="local_expert_read_time * participants",
     ),
-    slip(
-        "shared-expert-left-out",
-        "Left out the shared experts",
-        "Every token also goes through the always-on shared experts, beside its top-k routed ones.",
-        active_params="active_params - moe_layers * shared_experts * mlp_params_per_expert",
-    ),
-    slip(
-        "causal-full-square",
-        "Counted the whole prompt² of a causal prefill",
-        "With a causal mask each prompt token scores only the tokens up to itself: half of the "
-        "prompt × prompt score matrix, so half the attention FLOPs.",
-        prompt_attention_flops="2 * prompt_attention_flops",
-    ),
 )

@@ -146,34 +146,4 @@ ROOFLINE: tuple[Mistake, ...] = (
         "Unfused, every kernel reads its input from memory and writes its output back.",
         unfused_bytes="bytes",
     ),
-    slip(
-        "kv-16-bit-for-8-bit",
-        "Used 2 bytes per element for an 8-bit KV cache",
-        "An fp8 or int8 cache stores 1 byte per K or V element, half of bf16's 2.",
-        kv_bytes_per_element="2 if kv_bytes_per_element < 2 else kv_bytes_per_element",
-    ),
-    slip(
-        "weights-16-bit-for-8-bit",
-        "Used bf16's 2 bytes for low-precision weights",
-        "int8 and fp8 weights take 1 byte per parameter, fp4 half a byte: the weight reads shrink with them.",
-        weight_bytes_per_param="2 if weight_bytes_per_param < 2 else weight_bytes_per_param",
-    ),
-    slip(
-        "mfu-forgotten",
-        "Left out the MFU",
-        "Real kernels reach only a fraction of the peak: divide the FLOPs by MFU × peak, not by the peak.",
-        mfu="1",
-    ),
-    slip(
-        "percent-as-fraction",
-        "Typed a fraction for a percent",
-        "The part asks for a percent: 0.198 as a fraction is 19.8%.",
-        answer="answer / 100",
-    ),
-    slip(
-        "base-unit-for-tera",
-        "Typed the count in base units where tera- is asked",
-        "A plain number is read in the unit shown next to the part: 1.33e13 FLOP is 13.3 TFLOP.",
-        answer="answer * 1e12",
-    ),
 )

@@ -97,17 +97,4 @@ SERVING: tuple[Mistake, ...] = (
         verify_runtime="runtime",
         verify_slowdown="1",
     ),
-    slip(
-        "one-chip-memory",
-        "Counted one chip's memory, not all the chips'",
-        "The model is spread over every chip, and so is the memory left for the cache: chips × capacity.",
-        # Only where one chip would hold the weights: a negative free memory is no one's answer.
-        system_memory="memory_capacity if memory_capacity > weight_bytes else system_memory",
-    ),
-    slip(
-        "prefix-copies-all",
-        "Counted every request's copy as saved",
-        "With the prefix cached once, one copy stays: batch requests save batch − 1 copies, not batch.",
-        prefix_kv_bytes_saved="prefix_kv_bytes_saved * batch / (batch - 1)",
-    ),
 )

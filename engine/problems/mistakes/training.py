@@ -128,10 +128,4 @@ TRAINING: tuple[Mistake, ...] = (
         "Weights that fit in L2 stay there between back-to-back calls, so HBM serves only the activations.",
         weights_fit_l2="0",
     ),
-    slip(
-        "ring-whole-buffer-per-step",
-        "Sent the whole buffer at every ring step",
-        "A ring splits the buffer into N chunks: each of the 2(N − 1) steps sends one chunk, S/N, not S.",
-        ring_pass_time="ring_pass_time * participants",
-    ),
 )
