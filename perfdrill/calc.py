@@ -102,14 +102,14 @@ class Results(Mapping[str, Result]):
 
 def subcommands() -> list[str]:
     """The subcommands callable here, as `perfdrill.calc.<name with _ for ->`."""
-    from perfdrill.cli.calc_table import SUBCOMMANDS
+    from perfdrill.engine.calc.table import SUBCOMMANDS
 
     return [name.replace("-", "_") for name, spec in SUBCOMMANDS.items() if spec.runner is None]
 
 
 def run(subcommand: str, /, *, specs: tuple[str | Path, ...] = (), **options: Any) -> Results:
     """`perfdrill calc SUBCOMMAND` with `options` as its flags; `specs`: extra folders of spec YAML."""
-    from perfdrill.cli.calc_table import SUBCOMMANDS
+    from perfdrill.engine.calc.table import SUBCOMMANDS
 
     name = subcommand.replace("_", "-")
     spec = SUBCOMMANDS.get(name)
@@ -144,9 +144,9 @@ def _scalar(spec: Any, options: Mapping[str, Any], *, book: SpecBook) -> Results
 
 def compute(spec: Any, args: argparse.Namespace, book: SpecBook) -> Results:
     """One calculation from parsed options: the command's and the API's one path."""
-    from perfdrill.cli.calc import prepare
-    from perfdrill.cli.omitted import nothing_computed
-    from perfdrill.cli.values import json_value
+    from perfdrill.engine.calc.omitted import nothing_computed
+    from perfdrill.engine.calc.prepare import prepare
+    from perfdrill.engine.calc.results import json_value
 
     pairs = spec.pairs(args)
     calculation = prepare(spec, args, [q for _, q in pairs], book)
@@ -165,7 +165,7 @@ def compute(spec: Any, args: argparse.Namespace, book: SpecBook) -> Results:
         raise nothing_computed(omitted, reasons)
     notes = list(calculation.notes)
     if spec.name == "matmul":  # where XLA measured the shape, its time beside the roofline's
-        from perfdrill.cli.calc_measured import matmul_measured
+        from perfdrill.engine.calc.measured import matmul_measured
 
         measured, measured_notes = matmul_measured(calculation.echo, available.values)
         results.update({name: Result(m["value"], m["unit"]) for name, m in measured.items()})
@@ -216,7 +216,7 @@ def __getattr__(name: str) -> Callable[..., Results]:
 
 
 def _table() -> Mapping[str, Any]:
-    from perfdrill.cli.calc_table import SUBCOMMANDS
+    from perfdrill.engine.calc.table import SUBCOMMANDS
 
     return {n: s for n, s in SUBCOMMANDS.items() if s.runner is None}
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfdrill.cli import main
-from perfdrill.cli.calc_table import SUBCOMMANDS
+from perfdrill.engine.calc.table import SUBCOMMANDS
 
 # The README's contract, written out rather than read from the table under test.
 CONTRACT = {

@@ -18,7 +18,8 @@ import pytest
 
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.practice.progress import STORE_FILE, Attempt, ProgressStore
+from perfdrill.engine.practice.progress import STORE_FILE, ProgressStore
+from perfdrill.engine.practice.records import Attempt
 from perfdrill.engine.practice.schedule import review
 from perfdrill.tui.screens.start import StartScreen
 from tests.pilot import RIGHT, TWO_QUESTIONS, app_factory, submit, until, wait_for

@@ -13,7 +13,7 @@ from perfdrill.engine.errors import TemplateError
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.practice import Plan, ProgressStore
 from perfdrill.engine.practice.interview import QUESTIONS, interview_plan, scorecard
-from perfdrill.engine.practice.progress import Attempt
+from perfdrill.engine.practice.records import Attempt
 from perfdrill.engine.problems import generate, load_bank
 from perfdrill.engine.problems.bank import load_folders
 from perfdrill.tui.app import PerfdrillApp

@@ -19,7 +19,8 @@ import pytest
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.practice.progress import Attempt, ProgressStore
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.practice.records import Attempt
 from perfdrill.engine.practice.summary import summarize
 from perfdrill.engine.problems.bank import load_folders
 from perfdrill.engine.problems.generation import generate

@@ -15,7 +15,8 @@ import pytest
 
 from perfdrill.engine.practice.mastery import progress_report, streak
 from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.practice.progress import HistoryRow, ProgressStore
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.practice.records import HistoryRow
 from perfdrill.engine.practice.schedule import (
     AGAIN,
     EASY,

@@ -20,7 +20,8 @@ from perfdrill.cli import terminal
 from perfdrill.engine.errors import PerfdrillError, TemplateError
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.practice.progress import Attempt, ProgressStore
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.practice.records import Attempt
 from perfdrill.engine.problems.bank import load_folders
 from perfdrill.engine.problems.generation import generate
 from perfdrill.engine.problems.grading import grade

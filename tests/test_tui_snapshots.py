@@ -17,7 +17,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.practice.progress import Attempt, ProgressStore
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.practice.records import Attempt
 from perfdrill.engine.practice.schedule import AGAIN, EASY, GOOD
 from perfdrill.tui.app import PerfdrillApp
 from tests.helpers import hand_checked_bank

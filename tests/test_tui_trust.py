@@ -16,7 +16,7 @@ from textual.widgets import Button, Footer, Input, Static
 
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.practice import Plan, ReviewQueue, summarize
-from perfdrill.engine.practice.progress import Attempt
+from perfdrill.engine.practice.records import Attempt
 from perfdrill.engine.problems import generate, grade, load_bank
 from perfdrill.tui.app import PerfdrillApp
 from perfdrill.tui.screens.confirm import ConfirmScreen

@@ -16,7 +16,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
@@ -28,23 +27,19 @@ from perfdrill.engine.practice import (
     Outcome,
     Plan,
     Practice,
-    ProgressReport,
     ProgressStore,
     ReviewQueue,
     SessionState,
-    StoredSession,
-    progress_report,
-    review_queue,
 )
-from perfdrill.engine.practice.interview import interview_plan, scorecard, target_seconds
+from perfdrill.engine.practice.interview import interview_plan, scorecard
 from perfdrill.engine.problems import Bank, Problem, load_bank
 from perfdrill.tui import messages
 from perfdrill.tui.screens.feedback import FeedbackScreen
 from perfdrill.tui.screens.help import HelpScreen
-from perfdrill.tui.screens.progress import ProgressScreen
-from perfdrill.tui.screens.question import QuestionScreen, Timing
+from perfdrill.tui.screens.progress import ProgressScreen, read_report
+from perfdrill.tui.screens.question import interview_timing, session_question
 from perfdrill.tui.screens.scorecard import ScorecardScreen
-from perfdrill.tui.screens.start import StartScreen, history_line
+from perfdrill.tui.screens.start import StartScreen, read_history, ready_lists, todays_queue
 from perfdrill.tui.screens.summary import SummaryScreen
 
 
@@ -106,53 +101,15 @@ class PerfdrillApp(App[None]):
             return False
         return True
 
-    def _history(self) -> tuple[StoredSession | None, Text]:
-        try:
-            return self.store.unfinished(), history_line(self.store.family_stats())
-        except PerfdrillError as exc:  # a damaged store: say so in one line and leave the file alone
-            return None, Text(exc.one_line(), style="bold red")
-
     def _queue(self) -> ReviewQueue | None:
         """Today's review queue, once the bank is loaded (None if the store cannot be read)."""
-        if self.bank is None:
-            return None
-        try:
-            return review_queue(
-                self.store.cards(),
-                list(self.bank.templates.values()),
-                now=self.store.now(),
-                new_per_day=self.store.setting("new_per_day"),
-            )
-        except PerfdrillError:
-            return None
-
-    def _report(self) -> ProgressReport | None:
-        assert self.bank is not None
-        try:
-            return progress_report(
-                self.store.history(),
-                self.store.cards(),
-                list(self.bank.templates.values()),
-                now=self.store.now(),
-                mastery_after=self.store.setting("mastery_after"),
-            )
-        except PerfdrillError as exc:
-            self.notify(exc.one_line(), title="Cannot read progress", severity="error")
-            return None
+        return None if self.bank is None else todays_queue(self.store, self.bank)
 
     # Loading --------------------------------------------------------------------------------
 
     def _start_screen(self) -> StartScreen:
-        unfinished, history = self._history()
-        ready = None
-        if self.specs is not None:
-            ready = (
-                sorted(self.specs.chips),
-                sorted(self.specs.models),
-                self._queue(),
-                _family_titles(self.bank),
-            )
-        return StartScreen(self.defaults, unfinished, history, ready)
+        ready = None if self.specs is None else ready_lists(self.specs, self._queue(), self.bank)
+        return StartScreen(self.defaults, *read_history(self.store), ready)
 
     @work(thread=True, exit_on_error=False)
     def load_bank(self) -> None:
@@ -167,7 +124,7 @@ class PerfdrillApp(App[None]):
         self.bank, self.specs = bank, specs
         for problem in bank.skipped:  # a broken template of the user's own: said, then left out
             self.notify(problem.one_line(), title="Left out of the bank", severity="warning", timeout=10)
-        if self.resume_at_once and self._history()[0] is not None:
+        if self.resume_at_once and read_history(self.store)[0] is not None:
             self.post_message(messages.ResumeSession())
         elif self.review_at_once:
             self.post_message(messages.StartReview())
@@ -180,9 +137,7 @@ class PerfdrillApp(App[None]):
             self.notify("There is no interrupted session to continue.")
         for screen in self.screen_stack:
             if isinstance(screen, StartScreen):
-                screen.bank_ready(
-                    sorted(specs.chips), sorted(specs.models), self._queue(), _family_titles(bank)
-                )
+                screen.bank_ready(*ready_lists(specs, self._queue(), bank))
 
     # Session flow -------------------------------------------------------------------------
 
@@ -228,7 +183,7 @@ class PerfdrillApp(App[None]):
 
     @on(messages.ResumeSession)
     def resume_session(self) -> None:
-        stored = self._history()[0]
+        stored = read_history(self.store)[0]
         assert self.bank is not None and self.specs is not None
         if stored is None:
             self.notify("There is no interrupted session to continue.")
@@ -267,13 +222,8 @@ class PerfdrillApp(App[None]):
         self.call_from_thread(show or self._show_question, problem)
 
     def _ask(self, problem: Problem, **options: Any) -> None:
-        state = self.state
-        assert state is not None
-        reference = state.reference(problem)
-        screen = QuestionScreen(
-            problem, state.progress_label(), reference, self.clock(), show_specs=self.show_specs, **options
-        )
-        self._show(screen)
+        assert self.state is not None
+        self._show(session_question(self.state, problem, self.clock, show_specs=self.show_specs, **options))
 
     def _cannot(self, title: str, exc: PerfdrillError) -> None:
         self.notify(exc.one_line(), title=title, severity="error")
@@ -281,14 +231,8 @@ class PerfdrillApp(App[None]):
             self.push_screen(self._start_screen())
 
     def _show_question(self, problem: Problem) -> None:
-        state = self.state
-        assert state is not None
-        plan = state.practice.plan
-        if plan.interview:  # the clock: this question's target, and the interview so far
-            target = target_seconds(problem.template.difficulty, plan.follow_ups[state.position])
-            self._ask(problem, timing=Timing(target, sum(a.seconds for a in state.attempts), self.clock))
-        else:
-            self._ask(problem)
+        assert self.state is not None
+        self._ask(problem, timing=interview_timing(self.state, problem, self.clock))
         self.call_after_refresh(self.load_units)
 
     @work(thread=True, exclusive=True, group="units")
@@ -391,15 +335,19 @@ class PerfdrillApp(App[None]):
 
     @on(messages.ShowProgress)
     def show_progress(self) -> None:
-        report = self._report()
-        if report is not None:
-            self.push_screen(ProgressScreen(report))
+        assert self.bank is not None
+        try:
+            report = read_report(self.store, self.bank)
+        except PerfdrillError as exc:
+            self.notify(exc.one_line(), title="Cannot read progress", severity="error")
+            return
+        self.push_screen(ProgressScreen(report))
 
     @on(messages.BackToStart)
     def back_to_start(self) -> None:
         self.pop_screen()
         if isinstance(self.screen, StartScreen):
-            self.screen.show_history(*self._history())
+            self.screen.show_history(*read_history(self.store))
             self.screen.show_queue(self._queue())
         else:  # the session was started from the command line, past the start screen
             self.push_screen(self._start_screen())
@@ -432,7 +380,3 @@ class PerfdrillApp(App[None]):
             self.screen.dismiss()
         else:
             self.push_screen(HelpScreen())
-
-
-def _family_titles(bank: Bank | None) -> dict[str, str] | None:
-    return {family.id: family.title for family in bank.families.values()} if bank is not None else None

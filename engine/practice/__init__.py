@@ -3,13 +3,8 @@ the spaced-repetition schedule of templates (FSRS) and what the history says is 
 
 from perfdrill.engine.practice.mastery import Accuracy, Cell, ProgressReport, Streak, progress_report
 from perfdrill.engine.practice.plan import Plan, Practice, question_items, variant_reference
-from perfdrill.engine.practice.progress import (
-    Attempt,
-    FamilyStats,
-    HistoryRow,
-    ProgressStore,
-    StoredSession,
-)
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.practice.records import Attempt, FamilyStats, HistoryRow, StoredSession
 from perfdrill.engine.practice.schedule import RATING_NAMES, ReviewQueue, review_queue
 from perfdrill.engine.practice.session import MAX_TRIES, Outcome, SessionState, resume_point
 from perfdrill.engine.practice.summary import SessionSummary, summarize

@@ -18,7 +18,7 @@ from typing import Any
 from perfdrill.engine.errors import TemplateError, UsageError
 from perfdrill.engine.model.specs import SpecBook
 from perfdrill.engine.practice.plan import Plan, drawable
-from perfdrill.engine.practice.progress import Attempt
+from perfdrill.engine.practice.records import Attempt
 from perfdrill.engine.practice.session import NOTE_KEY
 from perfdrill.engine.problems.bank import Bank
 from perfdrill.engine.problems.generation import generate, variant_seed

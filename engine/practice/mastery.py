@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from perfdrill.engine.practice.progress import HistoryRow
+from perfdrill.engine.practice.records import HistoryRow
 from perfdrill.engine.practice.schedule import CardRow, end_of_day
 from perfdrill.engine.problems.templates import DIFFICULTIES, FAMILIES, Template
 

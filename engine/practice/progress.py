@@ -13,14 +13,14 @@ import sqlite3
 import stat
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.practice.plan import Plan, variant_reference
+from perfdrill.engine.practice.plan import Plan
+from perfdrill.engine.practice.records import Attempt, FamilyStats, HistoryRow, StoredSession
 from perfdrill.engine.practice.schedule import (
     DEFAULT_MASTERY_AFTER,
     DEFAULT_NEW_PER_DAY,
@@ -28,8 +28,6 @@ from perfdrill.engine.practice.schedule import (
 )
 from perfdrill.engine.practice.schema import SCHEMA_VERSION, apply_review, prepare
 from perfdrill.engine.practice.store_files import BUSY_SECONDS, SessionLocks, cause, read_only
-from perfdrill.engine.problems.generation import Problem
-from perfdrill.engine.problems.grading import Grade
 from perfdrill.engine.resources import user_data_dir
 from perfdrill.engine.safe_text import safe_text
 
@@ -51,98 +49,6 @@ def _mapping(text: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"expected a JSON object, not {type(value).__name__}")
     return value
-
-
-@dataclass(frozen=True)
-class Attempt:
-    position: int
-    question: str
-    title: str
-    family: str
-    difficulty: str
-    seed: int
-    answers: dict[str, str]
-    parts: dict[str, dict[str, Any]]  # part -> {status, score, mistake}
-    score: float
-    hints: int
-    seconds: float
-    try_number: int = 1  # 2: the same numbers again, before the answer was shown
-    chips: tuple[str, ...] = ()  # the session's restriction, which decides the variant a seed draws
-    models: tuple[str, ...] = ()
-
-    @classmethod
-    def of(
-        cls,
-        position: int,
-        problem: Problem,
-        answers: Mapping[str, str],
-        grade: Grade,
-        hints: int,
-        seconds: float,
-        *,
-        plan: Plan,
-        try_number: int = 1,
-    ) -> Attempt:
-        template = problem.template
-        parts = {
-            name: {"status": g.status, "score": g.score, "mistake": g.mistake}
-            for name, g in grade.parts.items()
-        }
-        return cls(
-            position,
-            problem.id,
-            template.title,
-            template.family,
-            template.difficulty,
-            problem.seed,
-            dict(answers),
-            parts,
-            grade.score,
-            hints,
-            seconds,
-            try_number,
-            plan.chips,
-            plan.models,
-        )
-
-    @property
-    def mistakes(self) -> tuple[str, ...]:
-        return tuple(part["mistake"] for part in self.parts.values() if part.get("mistake"))
-
-    @property
-    def reference(self) -> str:
-        """The variant as `perfdrill preview` and `grade` regenerate it."""
-        return variant_reference(self.question, self.seed, self.chips, self.models)
-
-
-@dataclass(frozen=True)
-class StoredSession:
-    id: int
-    plan: Plan
-    position: int
-    attempts: tuple[Attempt, ...]
-
-
-@dataclass(frozen=True)
-class FamilyStats:
-    family: str
-    attempts: int  # first tries: a second try is practice, not a new answer
-    correct: int  # first tries scored in full
-    mean_score: float
-    seconds: float
-    top_mistake: str | None
-
-
-@dataclass(frozen=True)
-class HistoryRow:
-    """One first try, as mastery, streaks and accuracy read it."""
-
-    question: str
-    family: str
-    difficulty: str
-    answered: float  # Unix seconds
-    score: float
-    hints: int
 
 
 _ATTEMPT_COLUMNS = (

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from perfdrill.engine.practice.plan import Practice
-from perfdrill.engine.practice.progress import Attempt, ProgressStore, StoredSession
+from perfdrill.engine.practice.progress import ProgressStore
+from perfdrill.engine.practice.records import Attempt, StoredSession
 from perfdrill.engine.practice.schedule import Try, rating_for
 from perfdrill.engine.practice.summary import SessionSummary, summarize
 from perfdrill.engine.problems.generation import Problem

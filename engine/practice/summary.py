@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfdrill.engine.practice.plan import Plan
-from perfdrill.engine.practice.progress import Attempt
+from perfdrill.engine.practice.records import Attempt
 from perfdrill.engine.problems.generation import variant_seed
 
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from perfdrill.calc import SCHEMA
 from perfdrill.cli import terminal
-from perfdrill.cli.omitted import lines, nothing_computed
-from perfdrill.cli.values import json_value, print_json
+from perfdrill.cli.values import print_json
+from perfdrill.engine.calc.omitted import lines, nothing_computed
+from perfdrill.engine.calc.results import json_value
 from perfdrill.engine.model import display, evaluate_available
 
 SWEEP_COLUMNS = [

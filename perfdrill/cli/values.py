@@ -1,4 +1,4 @@
-"""How calc and sweep show results: JSON values in base units (or a label), or a table with steps."""
+"""How calc and sweep show results: the JSON document, or a table with steps."""
 
 from __future__ import annotations
 
@@ -6,18 +6,7 @@ import json
 from typing import Any
 
 from perfdrill.cli import terminal
-from perfdrill.engine.model import derivation, display, info, label
-
-
-def json_value(workload: str, quantity: str, value: Any) -> dict[str, Any]:
-    meta = info(workload, quantity)
-    word = label(workload, quantity, value)
-    if word is not None:
-        return {"value": word == "yes" if meta.labels == ("no", "yes") else word, "unit": None}
-    number = float(value)
-    if meta.unit == "1" and number.is_integer():
-        return {"value": int(number), "unit": "1"}
-    return {"value": number, "unit": meta.unit}
+from perfdrill.engine.model import derivation, display
 
 
 def print_json(document: dict[str, Any]) -> None:

@@ -11,12 +11,23 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from perfdrill.engine.practice import ProgressReport
-from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
+from perfdrill.engine.practice import ProgressReport, ProgressStore, progress_report
+from perfdrill.engine.problems import DIFFICULTIES, FAMILIES, Bank
 from perfdrill.tui.messages import BackToStart, StartReview
 from perfdrill.tui.widgets import TitleBar
 
 WEEKS = 4
+
+
+def read_report(store: ProgressStore, bank: Bank) -> ProgressReport:
+    """The report this screen shows, from the store's history and cards (raises PerfdrillError)."""
+    return progress_report(
+        store.history(),
+        store.cards(),
+        list(bank.templates.values()),
+        now=store.now(),
+        mastery_after=store.setting("mastery_after"),
+    )
 
 
 def _plural(count: int, word: str) -> str:

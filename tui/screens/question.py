@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rich.markdown import Markdown
 from rich.text import Text
@@ -19,7 +20,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
-from perfdrill.engine.practice.interview import clock_text
+from perfdrill.engine.practice import SessionState
+from perfdrill.engine.practice.interview import clock_text, target_seconds
 from perfdrill.engine.problems import Problem, letter
 from perfdrill.tui.messages import SpecsToggled, Submitted
 from perfdrill.tui.screens.confirm import ask_to_end
@@ -34,6 +36,24 @@ class Timing:
     target: float
     before: float
     clock: Callable[[], float]
+
+
+def interview_timing(state: SessionState, problem: Problem, clock: Callable[[], float]) -> Timing | None:
+    """In an interview, the clock: this question's target, and the interview so far; else None."""
+    plan = state.practice.plan
+    if not plan.interview:
+        return None
+    target = target_seconds(problem.template.difficulty, plan.follow_ups[state.position])
+    return Timing(target, sum(a.seconds for a in state.attempts), clock)
+
+
+def session_question(
+    state: SessionState, problem: Problem, clock: Callable[[], float], *, show_specs: bool, **options: Any
+) -> QuestionScreen:
+    """The session's question screen: its place in the session and its spec reference."""
+    return QuestionScreen(
+        problem, state.progress_label(), state.reference(problem), clock(), show_specs=show_specs, **options
+    )
 
 
 class QuestionScreen(Screen[None]):

@@ -15,8 +15,17 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from perfdrill.engine import PerfdrillError
-from perfdrill.engine.practice import FamilyStats, Plan, ReviewQueue, StoredSession, resume_point
-from perfdrill.engine.problems import DIFFICULTIES, FAMILIES
+from perfdrill.engine.model import SpecBook
+from perfdrill.engine.practice import (
+    FamilyStats,
+    Plan,
+    ProgressStore,
+    ReviewQueue,
+    StoredSession,
+    resume_point,
+    review_queue,
+)
+from perfdrill.engine.problems import DIFFICULTIES, FAMILIES, Bank
 from perfdrill.tui.messages import ResumeSession, ShowProgress, StartInterview, StartReview, StartSession
 from perfdrill.tui.screens.confirm import ConfirmScreen
 from perfdrill.tui.widgets import TickBox, TickList, TitleBar
@@ -38,6 +47,36 @@ def history_line(stats: list[FamilyStats]) -> Text:
     if len(stats) > 1 and weakest.mean_score < 1:
         line += f" · weakest: {FAMILIES.get(weakest.family, weakest.family)} ({weakest.mean_score:.0%})"
     return Text(line, style="dim")
+
+
+def read_history(store: ProgressStore) -> tuple[StoredSession | None, Text]:
+    """The interrupted session, if any, and the history line."""
+    try:
+        return store.unfinished(), history_line(store.family_stats())
+    except PerfdrillError as exc:  # a damaged store: say so in one line and leave the file alone
+        return None, Text(exc.one_line(), style="bold red")
+
+
+def todays_queue(store: ProgressStore, bank: Bank) -> ReviewQueue | None:
+    """Today's review queue (None if the store cannot be read)."""
+    try:
+        return review_queue(
+            store.cards(),
+            list(bank.templates.values()),
+            now=store.now(),
+            new_per_day=store.setting("new_per_day"),
+        )
+    except PerfdrillError:
+        return None
+
+
+Ready = tuple[list[str], list[str], ReviewQueue | None, dict[str, str] | None]
+
+
+def ready_lists(specs: SpecBook, queue: ReviewQueue | None, bank: Bank | None) -> Ready:
+    """What the start screen offers once the bank is loaded: chips, models, the queue, family titles."""
+    titles = {family.id: family.title for family in bank.families.values()} if bank is not None else None
+    return sorted(specs.chips), sorted(specs.models), queue, titles
 
 
 def resume_line(unfinished: StoredSession) -> Text:

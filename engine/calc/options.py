@@ -1,13 +1,14 @@
 """What `perfdrill calc`'s subcommands share: option groups (hardware, link, model) and results.
 
-calc_table.py and calc_topics.py declare the subcommands from these; calc.py builds the parsers.
+table.py, scale.py and the topics_*.py modules declare the subcommands from these; the command
+line (perfdrill/cli/calc.py) builds the parsers.
 """
 
 from __future__ import annotations
 
-from perfdrill.cli.calc_spec import Group, Option, Result, When
-from perfdrill.cli.numbers import fraction, not_negative, quantity, whole
 from perfdrill.engine import UsageError
+from perfdrill.engine.calc.readers import fraction, not_negative, quantity, whole
+from perfdrill.engine.calc.spec import Group, Option, Result, When
 from perfdrill.engine.model import COMPUTE_DTYPES, DTYPE_BYTES, INPUTS, parse_quantity
 
 DTYPES = tuple(DTYPE_BYTES)

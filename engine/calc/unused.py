@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from perfdrill.cli.calc_spec import Subcommand
 from perfdrill.engine import UsageError
+from perfdrill.engine.calc.spec import Subcommand
 from perfdrill.engine.model import computed, dependencies, display, evaluate_available
 
 # How near a recomputed value must be to the one given: published tables round ("6.74B").

@@ -1,12 +1,13 @@
 """`perfdrill calc`'s subcommands as data: workload, results (a stable contract) and options.
 
-Adding a subcommand is adding an entry here or in calc_topics.py; calc.py builds its parser,
-gathers its formula inputs, and prints what the inputs determine.
+Adding a subcommand is adding an entry here or in a topics_*.py module; prepare.py gathers its
+formula inputs, and the command line (perfdrill/cli/calc.py) builds its parser and prints what the
+inputs determine.
 """
 
 from __future__ import annotations
 
-from perfdrill.cli.calc_options import (
+from perfdrill.engine.calc.options import (
     ATTENTION,
     BATCH,
     COLLECTIVE_BYTES,
@@ -20,10 +21,12 @@ from perfdrill.cli.calc_options import (
     WEIGHT_DTYPE,
     roofline_results,
 )
-from perfdrill.cli.calc_scale import TOPICS_SCALE
-from perfdrill.cli.calc_spec import Neglect, Option, Result, Subcommand, When
-from perfdrill.cli.calc_topics import TOPICS
-from perfdrill.cli.numbers import batches, not_negative, quantity, whole
+from perfdrill.engine.calc.readers import batches, not_negative, quantity, whole
+from perfdrill.engine.calc.scale import TOPICS_SCALE
+from perfdrill.engine.calc.spec import Neglect, Option, Result, Subcommand, When
+from perfdrill.engine.calc.topics_attention import TOPICS_ATTENTION
+from perfdrill.engine.calc.topics_serving import TOPICS_SERVING
+from perfdrill.engine.calc.topics_training import TOPICS_TRAINING
 from perfdrill.engine.model import COMPUTE_DTYPES, training_bytes_per_param
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -240,7 +243,9 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             zero_means_zero={"context": ("kv_cache_bytes",)},
             runner="sweep",
         ),
-        *TOPICS,
+        *TOPICS_TRAINING,
+        *TOPICS_ATTENTION,
+        *TOPICS_SERVING,
         *TOPICS_SCALE,
     )
 }

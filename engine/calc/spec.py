@@ -1,8 +1,8 @@
 """The vocabulary of `perfdrill calc`'s table: options, results, and what a subcommand declares.
 
-A subcommand is data (calc_table.py): the workload it evaluates, the results it reports (a stable
-contract) and its options, each saying which formula inputs it supplies. calc.py turns an entry
-into an argparse parser, formula inputs, and output.
+A subcommand is data (table.py): the workload it evaluates, the results it reports (a stable
+contract) and its options, each saying which formula inputs it supplies. prepare.py turns an entry's
+option values into formula inputs; perfdrill/cli/calc.py turns it into an argparse parser and output.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from perfdrill.cli.numbers import Reader
+from perfdrill.engine.calc.readers import Reader
 from perfdrill.engine.model import dependencies
 
 

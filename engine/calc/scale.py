@@ -1,14 +1,14 @@
 """`perfdrill calc` subcommands of issue 22's topics: collectives over TPU ICI tori and the limits
 of data, fully-sharded and tensor parallelism over them.
 
-Declared as data like calc_table.py's; kept apart so that module stays under 400 lines.
+Declared as data like table.py's; kept apart so that module stays under 400 lines.
 """
 
 from __future__ import annotations
 
-from perfdrill.cli.calc_options import MODEL
-from perfdrill.cli.calc_spec import Neglect, Option, Result, Subcommand, When
-from perfdrill.cli.numbers import quantity, whole
+from perfdrill.engine.calc.options import MODEL
+from perfdrill.engine.calc.readers import quantity, whole
+from perfdrill.engine.calc.spec import Neglect, Option, Result, Subcommand, When
 from perfdrill.engine.model.specs import COMPUTE_DTYPES
 
 LINK_BANDWIDTH = Option(
