@@ -75,7 +75,9 @@ RULES = (
     Rule(
         "none-only-when-close",
         ("smallest_zero_stage", "zero3_state_bytes", "memory_capacity"),
-        lambda v: v["smallest_zero_stage"] < 4 or v["zero3_state_bytes"] <= NONE_IS_CLOSE * v["memory_capacity"],
+        lambda v: (
+            v["smallest_zero_stage"] < 4 or v["zero3_state_bytes"] <= NONE_IS_CLOSE * v["memory_capacity"]
+        ),
         "'none of them' is the answer only when the best option needs at most 1.5x the memory it has",
     ),
 )
