@@ -30,6 +30,7 @@ MEASURED_TEMPLATES = [
     "roofline/mamf-vs-datasheet",
     "roofline/measured-upgrade",
     "parallelism/nccl-tests-measured",
+    "training/mamf-step-check",
 ]
 
 
@@ -164,6 +165,20 @@ def test_mamf_share_by_hand() -> None:
             assert "79" in problem.prompt and problem.parts[0].value == pytest.approx(80.3, abs=0.1)  # in %
             return
     pytest.fail("no H100 variant in 30 seeds")
+
+
+def test_training_step_against_the_mamf_by_hand() -> None:
+    # Seed 347879: Llama 2 13B (shown and used as 13.0B params) on 256 x A100 SXM4 80GB (312 TFLOP/s
+    # dense bf16; the book's MAMF 271.2, shown and used as 271 TFLOP/s), 2,048 x 2,048 tokens a step,
+    # reported at 6.29 s. By hand: 6 · 13.0e9 · 4,194,304 = 327.156 PFLOP; MFU = 327.156e15 /
+    # (6.29 · 256 · 312e12) = 65.12%; at the MAMF 327.156e15 / (256 · 271e12) = 4.7157 s; and the
+    # reported step reaches 4.7157 / 6.29 = 74.97% of the MAMF.
+    problem = generate(BANK.get("training/mamf-step-check"), 347879, SPECS)
+    params = problem.variant.params
+    assert (params["chip"].id, params["model"].id, params["chips"]) == ("a100-80gb", "llama-2-13b", 256)
+    assert "**6.29\xa0s**" in problem.prompt and "**271\xa0TFLOP/s**" in problem.prompt
+    values = [part.value for part in problem.parts]
+    assert values == pytest.approx([327.156, 65.12, 4.7157, 74.97], rel=2e-4)  # PFLOP, %, s, %
 
 
 def test_nccl_bucket_by_hand() -> None:

@@ -79,7 +79,7 @@ def markdown_html(markdown: str) -> str:
 def feedback_html(problem: Problem) -> str:
     """The worked answer: each part's value and the engine's derivation."""
     answers = "".join(
-        f"<li>({letter(i)}) {escape(part.shown_answer)}</li>" for i, part in enumerate(problem.parts)
+        f"<li>({letter(i)}) {escape(part.keyed_answer)}</li>" for i, part in enumerate(problem.parts)
     )
     return f"<ul>{answers}</ul>{markdown_html(explanation_markdown(problem))}"
 

@@ -128,7 +128,7 @@ def answers_markdown(problem: Problem) -> str:
     lines = []
     for index, part in enumerate(problem.parts):
         if part.kind == "numeric":
-            lines.append(f"**({letter(index)})** {part.shown_answer}")
+            lines.append(f"**({letter(index)})** {part.keyed_answer}")
         else:
             lines.append(f"**({letter(index)})** {lettered(part, part.correct)}")
     return "  \n".join(lines) + "\n\n" + explanation_markdown(problem)

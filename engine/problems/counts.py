@@ -18,6 +18,15 @@ from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import Variant
 
 EXACT = ("absolute", 0.0)  # the tolerance of an exact part: its JSON export says so too
+# A count whose rule compares two modelled times (a knee: compute time reaches memory time) is graded
+# exactly only where its boundary is clear: the count meets the rule, and the next one misses it, each
+# by at least 1%. Nearer than that (a decode knee near batch 500 moves 0.2% a batch), inputs shown to 3
+# figures can put a careful answer one count off while the throughput differs by a hair, so one count
+# either way is accepted (ON_THE_EDGE), and the key and the feedback say so. A limit (the memory a
+# batch needs against what there is) stays exact: one sequence past it does not fit, however close.
+BOUNDARY_MARGIN = 0.01
+ON_THE_EDGE = ("absolute", 1.0)
+EDGE_NOTE = "(one either way accepted: the boundary is within 1%)"
 _ROUNDING = ("floor", "ceil")
 _MAX_DIGITS = 9
 
@@ -39,6 +48,38 @@ class ExactCount:
         value = round(value)
         reason = self._evaluated(rule, value, answer) if rule is not None else None
         return reason or ("too high" if value > answer else "too low")
+
+    def tolerance(self, answer: float) -> tuple[str, float]:
+        """EXACT, or ON_THE_EDGE where the count's boundary lies within BOUNDARY_MARGIN of it."""
+        margin = self.boundary_margin(answer)
+        return ON_THE_EDGE if margin is not None and margin < BOUNDARY_MARGIN else EXACT
+
+    def boundary_margin(self, answer: float) -> float | None:
+        """How clearly `answer` meets its rule of two times and the next count misses it, as the
+        smaller of the two relative gaps (have/need − 1 at the answer, need/have − 1 one count past
+        it); None where the count has no such rule."""
+        rule = self.rule
+        if rule is None or (
+            self.scope is not None and rule.counted in self.variant.template.scenarios[self.scope]
+        ):
+            return None
+        if info(self.variant.template.workload, rule.need).unit != "s":
+            return None  # a limit, not a crossover of two times: graded exactly
+        sides = []
+        for count in (answer, answer + 1 if rule.largest else answer - 1):
+            probe = Variant(
+                self.variant.template, self.variant.params, {**self.variant.inputs, rule.counted: count}
+            )
+            try:
+                sides.append(
+                    (float(probe.lookup(rule.need, self.scope)), float(probe.lookup(rule.have, self.scope)))
+                )
+            except (ArithmeticError, ValueError):
+                return None
+        (need, have), (next_need, next_have) = sides
+        if min(need, have, next_need, next_have) <= 0:
+            return None  # a count of 0 or a side of 0: no ratio to speak of
+        return min(have / need - 1, next_need / next_have - 1)
 
     def _evaluated(self, rule: CountRule, value: float, answer: float) -> str | None:
         """The rule's two sides at `value`, or None where they cannot say why (see below)."""

@@ -18,7 +18,7 @@ from perfdrill.engine.model.explain import is_whole, label_of
 from perfdrill.engine.model.numbers import as_shown, format_in_unit, format_quantity, tie_units, unit_shown
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import answer_factor, check_input_units, derived_scales
-from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
+from perfdrill.engine.problems.counts import EDGE_NOTE, ON_THE_EDGE, ExactCount, exact_count
 from perfdrill.engine.problems.explanation import Explanation, explain
 from perfdrill.engine.problems.expressions import describe
 from perfdrill.engine.problems.follow_ups import FollowUp
@@ -57,9 +57,17 @@ class ProblemPart:
         if self.value is not None:
             digits = answer_digits(self.tolerance)
             if self.whole and _rounds_within(self.value, self.tolerance):
-                return show_number(round(self.value), self.unit, exact=True)  # 62, never 61.7 batches
-            return show_number(self.value, self.unit, exact=self.exact is not None, digits=digits)
+                shown = show_number(round(self.value), self.unit, exact=True)  # 62, never 61.7 batches
+            else:
+                shown = show_number(self.value, self.unit, exact=self.exact is not None, digits=digits)
+            return shown
         return ", ".join(self.correct) if self.correct else "none of them"
+
+    @property
+    def keyed_answer(self) -> str:
+        """The answer as a key prints it: with how it is graded where that is not the usual way."""
+        on_the_edge = self.exact is not None and self.tolerance == ON_THE_EDGE
+        return f"{self.shown_answer} {EDGE_NOTE}" if on_the_edge else self.shown_answer
 
 
 @dataclass(frozen=True)
@@ -312,7 +320,7 @@ def _part(template: Template, part: Part, variant: Variant, text_context: Mappin
                 )
             slipped = ((m, mistake_value(variant, part.answer, CATALOGUE[m])) for m in part.mistakes)
             exact = exact_count(template, part, variant, factor)
-            tolerance = EXACT if exact else part.tolerance
+            tolerance = exact.tolerance(value) if exact else part.tolerance
             # A slip that lands within the tolerance of the answer cannot be told from it here.
             mistakes = tuple(
                 (m, slip * factor)

@@ -11,6 +11,7 @@ from typing import Any
 
 from perfdrill.engine.errors import AnswerFormatError
 from perfdrill.engine.problems.answers import parse_choices, parse_numeric
+from perfdrill.engine.problems.counts import ON_THE_EDGE
 from perfdrill.engine.problems.generation import Problem, ProblemPart, within
 from perfdrill.engine.problems.mistakes import CATALOGUE
 
@@ -99,7 +100,10 @@ def _grade_numeric(part: ProblemPart, value: float) -> PartGrade:
         return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, None, matches)
     if part.exact is not None:
         why = part.exact.why_not(value, part.value)
-        feedback = f"{why[0].upper()}{why[1:]}. A count like this is graded exactly."
+        graded = (
+            "exactly" if part.tolerance != ON_THE_EDGE else "to one either way, its boundary being within 1%"
+        )
+        feedback = f"{why[0].upper()}{why[1:]}. A count like this is graded {graded}."
         return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback)
     feedback = f"Not within {tolerance_text(part.tolerance)}: {how_far(value, part.value)}."
     return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback)

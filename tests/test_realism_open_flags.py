@@ -1,0 +1,75 @@
+"""Issue 23's blind-review flags that were left open, each pinned: the set-ups as a practitioner
+would draw them. Expected values are published figures or hand derivations written here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.problems.bank import load_bank
+from perfdrill.engine.problems.generation import Problem, generate
+
+BANK = load_bank()
+SPECS = load_specs()
+
+
+def _problems(template_id: str, seeds: int) -> list[Problem]:
+    return [generate(BANK.get(template_id), seed, SPECS) for seed in range(seeds)]
+
+
+def test_adam_memory_draws_real_server_nodes() -> None:
+    # HGX A100, H100 and H200 boards carry 4 or 8 GPUs; HGX B200 and the MI300X platform 8. No
+    # 2-GPU "node" (the flagged 2 x H200), and no 4-GPU B200 or MI300X node.
+    seen = set()
+    for problem in _problems("training/adam-memory", 120):
+        chip, node = problem.variant.params["chip"].id, problem.variant.params["node"]
+        seen.add((chip, node))
+        assert node in (4, 8) and f"{node} per node" in problem.prompt, problem.seed
+        if chip in ("b200", "mi300x"):
+            assert node == 8, problem.seed
+    assert ("h200", 4) in seen and ("h200", 8) in seen
+
+
+def test_moe_from_mistral_7b_is_mixtral() -> None:
+    # Mistral 7B with 8 experts of its own MLP shape, top 2, no shared expert, is Mixtral 8x7B:
+    # Mistral AI's "Mixtral of experts" announcement gives 46.7B total and 12.9B used per token.
+    # By hand: attention 2·4096·128·(32+8) = 41.94M and an expert 3·4096·14336 = 176.16M per layer;
+    # total 32·(41.94M + 8·176.16M + 8,192 norms + 32,768 router) + 2·4096·32000 + 4096 = 46.70B,
+    # active 32·(41.94M + 2·176.16M + 40,960) + 262.15M = 12.88B.
+    problem = generate(BANK.get("moe/active-params"), 331, SPECS)
+    v = problem.variant.params
+    assert (v["base"].id, v["experts"], v["top_k"], v["shared"]) == ("mistral-7b", 8, 2, 0)
+    assert problem.parts[0].value == pytest.approx(46.70e9, rel=1e-3)
+    assert problem.parts[1].value == pytest.approx(12.88e9, rel=1e-3)
+
+
+def test_moe_sizes_stay_plausible() -> None:
+    # The flagged variant: 128 experts of Gemma 2 27B's MLP, 14.9T parameters. The largest open MoE
+    # weights are about 1T (Kimi K2 1.04T; DeepSeek-V3 671B), so nothing past 1.1T is drawn.
+    for problem in _problems("moe/active-params", 200):
+        assert problem.parts[0].value <= 1.1e12, problem.seed
+
+
+@pytest.mark.parametrize(
+    "template_id", ["speculative/draft-cost", "speculative/large-batch", "speculative/measured-rounds"]
+)
+def test_drafts_share_the_targets_family_and_are_small(template_id: str) -> None:
+    # A deployed draft is of the target's family and tokenizer and far smaller: Llama 3.1 8B for
+    # 70B or 405B, Qwen2.5 7B for 72B. Never Llama 2 7B (MHA: 2·32·32·128·2 B = 512 KiB of KV a token,
+    # above Llama 2 70B's GQA 2·80·8·128·2 B = 320 KiB) nor a draft a third of its target.
+    for problem in _problems(template_id, 40):
+        draft, target = problem.variant.params["draft"], problem.variant.params["target"]
+        assert draft.id.split("-")[0] == target.id.split("-")[0], problem.seed
+        assert draft.id != "llama-2-7b" and draft.vocab == target.vocab
+        assert draft.published_params.value <= target.published_params.value / 8, problem.seed
+
+
+def test_cuda_graph_speedup_of_one_is_stated_and_not_the_rule() -> None:
+    # GPU-bound steps gain nothing from a graph (eager = one launch + the GPU's work = the graph's
+    # step); the part says 1 is an answer, and launch-bound variants, where the graph pays, are drawn.
+    problems = _problems("overhead/decode-launches", 60)
+    speedups = [p.parts[-1].value for p in problems]
+    assert "(1 where it gains nothing)" in problems[0].parts[-1].prompt
+    assert sum(s > 1.2 for s in speedups) >= 10  # launch-bound: the graph hides hundreds of launches
+    assert all(s == pytest.approx(1.0) or s > 1.2 for s in speedups)
