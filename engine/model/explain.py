@@ -34,7 +34,7 @@ from perfdrill.engine.model.maths import (
 from perfdrill.engine.model.maths import (
     display as display_node,
 )
-from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.numbers import format_base_in, format_quantity
 from perfdrill.engine.model.spoken import spoken
 
 # Counts whose factor of 1 still teaches something (MQA's one KV head, one input and one output).
@@ -70,12 +70,22 @@ def phrase(workload: str, name: str, value: Any) -> str | None:
 
 
 def display(
-    workload: str, name: str, value: Any, *, binary: bool = False, unit: str | None = None, digits: int = 3
+    workload: str,
+    name: str,
+    value: Any,
+    *,
+    binary: bool = False,
+    unit: str | None = None,
+    digits: int = 3,
+    asked_in: str | None = None,
 ) -> str:
     """A value as a person reads it: units with prefixes, or the label of a yes/no quantity.
 
-    `unit` serves names the engine does not know (a template's own derived value).
+    `unit` serves names the engine does not know (a template's own derived value); `asked_in` is
+    the unit a part asks this value in ("GB", "ms"): it is then written in that unit, as the key is.
     """
+    if asked_in is not None and (unit is not None or label(workload, name, value) is None):
+        return format_base_in(float(value), asked_in, digits=digits)
     if unit is None:
         word_ = label(workload, name, value)
         if word_ is not None:
@@ -138,6 +148,7 @@ class _Context:
     binary: Collection[str]
     units: Mapping[str, str]
     table: frozenset[str] = field(default_factory=frozenset)
+    asked_in: Mapping[str, str] = field(default_factory=dict)  # name -> the unit a part asks it in
     shown: dict[str, str] = field(default_factory=dict)  # each value is formatted once
 
     def value_text(self, name: str) -> str:
@@ -150,6 +161,7 @@ class _Context:
                 binary=name in self.binary,
                 unit=self.units.get(name),
                 digits=GIVEN_DIGITS if given else 3,
+                asked_in=self.asked_in.get(name),
             )
         return self.shown[name]
 
@@ -173,6 +185,7 @@ def derivation(
     units: Mapping[str, str] | None = None,
     asked: Collection[str] | None = None,
     shown: Mapping[str, str] | None = None,
+    asked_in: Mapping[str, str] | None = None,
 ) -> Derivation:
     """Steps for `names` and every computed quantity they rest on, dependencies first.
 
@@ -180,9 +193,12 @@ def derivation(
     names are shown in GiB (their source is); `units` gives the unit of names the engine lacks.
     A name in `asked` (all of `names` unless given) is always a step, even where it only renames
     another quantity; any other such name is read as the quantity it renames. `shown` holds the
-    text earlier lines (or the key) gave a value: every step writes that value so again.
+    text earlier lines (or the key) gave a value: every step writes that value so again;
+    `asked_in` the unit a part asks a name in, which every line showing it keeps.
     """
-    context = _Context(workload, values, given, binary, units or {}, frozenset(computed(workload)))
+    context = _Context(
+        workload, values, given, binary, units or {}, frozenset(computed(workload)), asked_in=asked_in or {}
+    )
     context.shown.update(shown or {})
     asked = names if asked is None else asked
     fixed = _vanishing(context, asked)

@@ -82,9 +82,12 @@ _UNIT_SPELLING = {"us": "µs", "day": "days", "token": "tokens", "hour": "hours"
 
 
 def unit_shown(unit: str) -> str:
-    """A unit as a person reads it beside a part: "µs" for "us", "days" for "day", "" for "1"."""
+    """A unit as a person reads it beside a part: "µs" for "us", "days" for "day", "kB" for "KB",
+    "" for "1"."""
     if unit in ("1", ""):
         return ""
+    if unit.startswith("K") and not unit.startswith("Ki"):
+        return "k" + unit[1:]  # an SI kilo is written kB, as every other line writes it
     return _UNIT_SPELLING.get(unit, unit)
 
 
@@ -232,9 +235,17 @@ def _read_unit(unit: str) -> tuple[float, str, bool] | None:
     return None
 
 
+# A figure in a part's declared unit reads as asked from 0.001 up to 99,999 (0.73 GB, 1,410 ms);
+# beyond that it takes the prefix that suits it (0.0000056 GB reads 5.6 kB).
+READABLE = (1e-3, 1e5)
+# Units a prefix scales (GB, ms, TFLOP/s); counts, ratios and days have their own rules.
+_KEEPS_ITS_PREFIX = frozenset(_BASE_OF_SHOWN.values())
+
+
 def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = False) -> str:
-    """A value given in a part's declared unit ("ms", "GB", "KiB/token", "day"), written with the
-    prefix that suits it: 0.0056 GB reads 5.6 MB, 2388 us reads 2.39 ms.
+    """A value given in a part's declared unit ("ms", "GB", "KiB/token", "day"), written in that
+    unit while it reads well (0.0056 GB, 2,388 µs: a teacher asked in GB wants GB), else with the
+    prefix that suits it (0.0000056 GB reads 5.6 kB).
 
     An `exact` count shows every digit ("1,196,412 tokens"). A unit this module does not know is
     kept as declared.
@@ -249,7 +260,23 @@ def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = Fa
     if exact and float(value).is_integer():
         singular, plural = _COUNTS.get(base, ("", ""))
         return _join(whole(value), singular if value == 1 else plural)
+    if base in _KEEPS_ITS_PREFIX and READABLE[0] <= abs(_round_sig(value, digits)) < READABLE[1]:
+        return _join(number(value, digits), unit_shown(unit))  # asked in GB, answered in GB
     return format_quantity(value * scale, base, digits=digits, binary=binary)
+
+
+def declared_prefixed(unit: str) -> bool:
+    """True for a declared unit a prefix scales ("GB", "ms", "TFLOP/s"), which an answer keeps."""
+    read = _read_unit(unit)
+    return read is not None and read[1] in _KEEPS_ITS_PREFIX
+
+
+def format_base_in(value: float, unit: str, *, digits: int = 3) -> str:
+    """A base-unit value (bytes, seconds) written in a part's declared unit, as `format_in_unit`
+    writes the key: every line that prints the value a part asks for prints it the same way."""
+    read = _read_unit(unit)
+    scale = 1.0 if read is None else read[0]
+    return format_in_unit(value / scale, unit, digits=digits)
 
 
 @lru_cache(maxsize=1024)  # every prompt quotes its chip's figures: work each out once

@@ -20,6 +20,7 @@ from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import answer_factor, check_input_units, derived_scales
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
 from perfdrill.engine.problems.explanation import Explanation, explain
+from perfdrill.engine.problems.explanation.values import asked_units
 from perfdrill.engine.problems.expressions import describe
 from perfdrill.engine.problems.follow_ups import FollowUp
 from perfdrill.engine.problems.insight import insights
@@ -250,7 +251,11 @@ def generate(template: Template, seed: int, specs: SpecBook, follow_up: FollowUp
         if scope is None
     }
     sentences = insights(
-        template.workload, variant.values(None), lambda name: variant.lookup(name, None), quantities
+        template.workload,
+        variant.values(None),
+        lambda name: variant.lookup(name, None),
+        quantities,
+        asked_units(template),
     )
     if template.insight:
         sentences.append(

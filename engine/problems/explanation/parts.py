@@ -16,7 +16,7 @@ from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
 from perfdrill.engine.problems.explanation.steps import derived_step, expression_step
-from perfdrill.engine.problems.explanation.values import binary_names, units, unshown_derived, value_text
+from perfdrill.engine.problems.explanation.values import how_shown, unshown_derived, value_text
 from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
 from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import Variant
@@ -387,10 +387,9 @@ class Working:
             names,
             values,
             given,
-            binary=binary_names(self.template, self.variant),
-            units=units(self.template),
             asked=asked,
             shown=shown,
+            **how_shown(self.template, self.variant),
         )
 
 
