@@ -16,6 +16,7 @@ from perfdrill.engine.model.numbers import (
     NBSP,
     format_in_unit,
     format_quantity,
+    number,
     quoted,
     tie_units,
     unit_shown,
@@ -157,3 +158,12 @@ def test_every_written_quantity_reads_back_and_fits_the_grammar(value: float, un
     if unit_text[:1] and unit_text[0] in "kMGTPE" and "×" not in figure:
         mantissa = float(figure.replace(",", "").replace("−", "-"))
         assert 1 <= abs(mantissa) < 1000, written
+
+
+def test_a_half_rounds_away_from_zero_as_people_round() -> None:
+    """dp-overlap's DP critical tokens came to exactly 494.5 and printed 494 (round-half-even), so
+    the step's own figures (30 ms × 989 TFLOP/s × 0.45 ÷ (4 × 6.74B) = 494.5) read as 495."""
+    assert number(494.5) == "495"
+    assert number(0.125, 2) == "0.13"  # 0.125 is exact in binary: a true half
+    assert number(2.675, 3) == "2.67"  # 2.675 is stored as 2.67499…: not a half
+    assert format_quantity(494.5, "token", whole_number=True) == f"495{NBSP}tokens"

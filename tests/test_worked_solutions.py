@@ -63,11 +63,20 @@ def test_no_choice_text_stands_inside_arithmetic() -> None:
 
 def test_a_cancelling_difference_shows_the_digits_it_needs() -> None:
     """disaggregation-pays (e) printed `948 ms − 948 ms = 189 µs`. Since issue 23 draws one NIC per
-    GPU the same seed is another variant; by hand 131.539 − 131.444 = 0.095 ms, and the figures
-    shown (each ±0.0005 ms) give 0.094–0.096 ms, so they give the printed 0.0944 ms (the part
-    asks ms, so it answers in ms)."""
+    GPU the same seed is another variant: by hand 131.53874 − 131.44436 = 0.09438 ms, which
+    rounds to the printed 0.0944 ms (the part asks ms, so it answers in ms). With 6 figures
+    (131.539 − 131.444 = 0.095 ms) a teacher would not get 0.0944, so the step prints 8."""
     text = _text(_problem("prefill_decode/disaggregation-pays", 497809))
-    assert "streamed handoff − prefill runtime = 131.539 ms − 131.444 ms = 0.0944 ms" in text
+    assert "streamed handoff − prefill runtime = 131.53874 ms − 131.44436 ms = 0.0944 ms" in text
+
+
+def test_a_chained_step_recomputes_from_what_it_prints() -> None:
+    """chinchilla-check --seed 523305 printed `6.96 × 10²¹ FLOP ÷ 1.04 EFLOP/s = 0.0777 days`, but
+    6.96e21 ÷ 1.04e18 s = 6,692 s = 0.0775 days. The key stays the engine's 0.0777 days; the
+    operands get the figures that give it: 6.964e21 ÷ 1.037e18 s = 6,716 s = 0.07773 days."""
+    text = _text(_problem("training/chinchilla-check", 523305))
+    assert "= 6.964 × 10²¹ FLOP ÷ 1.037 EFLOP/s = 0.0777 days" in text
+    assert "system FLOP/s = chips × peak FLOP/s × MFU = 1,024 × 2.25 PFLOP/s × 0.45 = 1.04 EFLOP/s" in text
 
 
 def test_the_chinchilla_size_reads_as_one_root() -> None:

@@ -35,6 +35,7 @@ from perfdrill.engine.model.maths import (
     display as display_node,
 )
 from perfdrill.engine.model.numbers import format_base_in, format_quantity
+from perfdrill.engine.model.printed import extra_figures
 from perfdrill.engine.model.spoken import spoken
 
 # Counts whose factor of 1 still teaches something (MQA's one KV head, one input and one output).
@@ -78,11 +79,13 @@ def display(
     unit: str | None = None,
     digits: int = 3,
     asked_in: str | None = None,
+    whole_count: bool = True,
 ) -> str:
     """A value as a person reads it: units with prefixes, or the label of a yes/no quantity.
 
     `unit` serves names the engine does not know (a template's own derived value); `asked_in` is
     the unit a part asks this value in ("GB", "ms"): it is then written in that unit, as the key is.
+    A count is shown whole unless `whole_count` is False (a step that needs its fraction).
     """
     if asked_in is not None and (unit is not None or label(workload, name, value) is None):
         return format_base_in(float(value), asked_in, digits=digits)
@@ -91,7 +94,7 @@ def display(
         if word_ is not None:
             return word_
         unit = info(workload, name).unit
-    whole = is_whole(workload, name)
+    whole = whole_count and is_whole(workload, name)
     return format_quantity(float(value), unit, digits=digits, binary=binary, whole_number=whole)
 
 
@@ -165,11 +168,29 @@ class _Context:
             )
         return self.shown[name]
 
-    def figure(self, name: str) -> str:
-        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words."""
+    def figure(self, name: str, extra: int = 0) -> str:
+        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words;
+        with `extra` figures where the step needs them to recompute its result."""
         if self.categorical(name):
             return format_quantity(float(self.values[name]), "1")
-        return self.value_text(name)
+        if extra == 0:
+            return self.value_text(name)
+        return display(
+            self.workload,
+            name,
+            self.values[name],
+            binary=name in self.binary,
+            unit=self.units.get(name),
+            digits=(3 if name in self.table else GIVEN_DIGITS) + extra,
+            asked_in=self.asked_in.get(name),
+            whole_count=False,  # 655.6, where the whole 656 would not give the result
+        )
+
+    def unit_of(self, name: str) -> str:
+        """The engine unit a name's value is in."""
+        if self.categorical(name):
+            return "1"
+        return self.units.get(name) or info(self.workload, name).unit
 
     def categorical(self, name: str) -> bool:
         return name in self.table and info(self.workload, name).labels is not None
@@ -295,7 +316,15 @@ def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> St
     formula = _formula(workload, tree)
     substituted = None
     if names_in(tree) and not isinstance(tree, str):
-        substituted = display_node(tree, lambda n: quantity(context.figure(n)))
+        names = names_in(tree)
+        extra = extra_figures(
+            tree,
+            lambda more: {n: context.figure(n, more) for n in names},
+            context.unit_of,
+            context.value_text(name),
+            context.unit_of(name),
+        )
+        substituted = display_node(tree, lambda n: quantity(context.figure(n, extra)))
     return Step(
         name,
         title,

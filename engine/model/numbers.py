@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 NBSP = "\u00a0"
@@ -92,7 +93,13 @@ def unit_shown(unit: str) -> str:
 
 
 def _round_sig(value: float, digits: int) -> float:
-    return float(f"{value:.{digits - 1}e}")
+    """`value` to `digits` significant figures, a half away from zero as people round: 494.5 is
+    495 to 3 figures, where format()'s round-half-even gives 494."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    exact = Decimal(value)
+    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    return float(exact.quantize(step, rounding=ROUND_HALF_UP))
 
 
 def number(value: float, digits: int = 3) -> str:
@@ -112,9 +119,15 @@ def number(value: float, digits: int = 3) -> str:
     return (MINUS if rounded < 0 else "") + text
 
 
+def nearest_whole(value: float) -> int:
+    """`value` to the nearest whole number, a half away from zero as people round (494.5 is 495;
+    Python's round() would give the even 494)."""
+    return int(math.copysign(math.floor(abs(value) + 0.5), value))
+
+
 def whole(value: float) -> str:
     """Every digit of a whole number, grouped: 1,196,412."""
-    return (MINUS if value < 0 else "") + f"{abs(round(value)):,}"
+    return (MINUS if value < 0 else "") + f"{abs(nearest_whole(value)):,}"
 
 
 def power_of_ten(value: float, digits: int = 3) -> str:
@@ -178,8 +191,8 @@ def format_quantity(
     """
     if not math.isfinite(value):
         return _join("∞" if value > 0 else f"{MINUS}∞" if value < 0 else "undefined", unit)
-    if whole_number and abs(round(value) - value) <= 0.01 * abs(value):
-        value = float(round(value))  # a batch of 62, not 61.7; a threshold of 7.5 keeps its half
+    if whole_number and abs(nearest_whole(value) - value) <= 0.01 * abs(value):
+        value = float(nearest_whole(value))  # a batch of 62, not 61.7; a threshold of 7.5 keeps its half
     if unit == "s":
         return _time(value, digits)
     if unit in _PREFIXED:
@@ -263,6 +276,12 @@ def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = Fa
     if base in _KEEPS_ITS_PREFIX and READABLE[0] <= abs(_round_sig(value, digits)) < READABLE[1]:
         return _join(number(value, digits), unit_shown(unit))  # asked in GB, answered in GB
     return format_quantity(value * scale, base, digits=digits, binary=binary)
+
+
+def base_unit(unit: str) -> str:
+    """The engine unit a declared unit scales ("s" for "ms" or "day"); "1" for one it does not know."""
+    read = _read_unit(unit)
+    return "1" if read is None else read[1]
 
 
 def declared_prefixed(unit: str) -> bool:

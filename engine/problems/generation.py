@@ -15,7 +15,14 @@ from typing import Any
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
 from perfdrill.engine.model.explain import is_whole, label_of
-from perfdrill.engine.model.numbers import as_shown, format_in_unit, format_quantity, tie_units, unit_shown
+from perfdrill.engine.model.numbers import (
+    as_shown,
+    format_in_unit,
+    format_quantity,
+    nearest_whole,
+    tie_units,
+    unit_shown,
+)
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import answer_factor, check_input_units, derived_scales
 from perfdrill.engine.problems.counts import EXACT, ExactCount, exact_count
@@ -58,7 +65,7 @@ class ProblemPart:
         if self.value is not None:
             digits = answer_digits(self.tolerance)
             if self.whole and _rounds_within(self.value, self.tolerance):
-                return show_number(round(self.value), self.unit, exact=True)  # 62, never 61.7 batches
+                return show_number(nearest_whole(self.value), self.unit, exact=True)  # 62, never 61.7 batches
             return show_number(self.value, self.unit, exact=self.exact is not None, digits=digits)
         return ", ".join(self.correct) if self.correct else "none of them"
 

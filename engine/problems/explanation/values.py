@@ -64,7 +64,13 @@ def how_shown(template: Template, variant: Variant) -> dict[str, Any]:
 
 
 def value_text(
-    template: Template, variant: Variant, name: str, value: float, digits: int = GIVEN_DIGITS
+    template: Template,
+    variant: Variant,
+    name: str,
+    value: float,
+    digits: int = GIVEN_DIGITS,
+    *,
+    whole_count: bool = True,
 ) -> str:
     """A value as the explanation shows it: a given to four figures (a spec's 1.555 TB/s), a
     worked-out quantity (`digits` 3) as its step shows it."""
@@ -77,6 +83,7 @@ def value_text(
             unit=units(template).get(name),
             digits=digits,
             asked_in=asked_units(template).get(name),
+            whole_count=whole_count,
         )
     except PerfdrillError:  # a template parameter the engine does not know
         return format_quantity(float(value), "1", digits=digits)
