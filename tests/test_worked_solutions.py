@@ -72,11 +72,25 @@ def test_a_cancelling_difference_shows_the_digits_it_needs() -> None:
 
 def test_a_chained_step_recomputes_from_what_it_prints() -> None:
     """chinchilla-check --seed 523305 printed `6.96 × 10²¹ FLOP ÷ 1.04 EFLOP/s = 0.0777 days`, but
-    6.96e21 ÷ 1.04e18 s = 6,692 s = 0.0775 days. The key stays the engine's 0.0777 days; the
-    operands get the figures that give it: 6.964e21 ÷ 1.037e18 s = 6,716 s = 0.07773 days."""
+    6.96e21 ÷ 1.04e18 s = 6,692 s = 0.0775 days. FLOPs = 6 × 7.62B × 152.4B = 6.968 × 10²¹ and
+    system FLOP/s = 1,024 × 2.25 PFLOP/s × 0.45 = 1.0368 EFLOP/s give 6,720.6 s = 0.07778 days:
+    the key stays the engine's 0.0778 days, and the operands get the figures that give it
+    (6.968e21 ÷ 1.037e18 s = 6,719 s = 0.07777 days)."""
     text = _text(_problem("training/chinchilla-check", 523305))
-    assert "= 6.964 × 10²¹ FLOP ÷ 1.037 EFLOP/s = 0.0777 days" in text
+    assert "= 6.968 × 10²¹ FLOP ÷ 1.037 EFLOP/s = 0.0778 days" in text
     assert "system FLOP/s = chips × peak FLOP/s × MFU = 1,024 × 2.25 PFLOP/s × 0.45 = 1.04 EFLOP/s" in text
+
+
+def test_a_what_if_never_re_derives_a_given() -> None:
+    """chinchilla-check's what-if after (c) worked "active params" out of the architecture (28
+    layers × …) although "params = 7.62B params" is a given shown above; its FLOPs read it."""
+    for template_id in ("training/chinchilla-check", "training/checkpointing"):
+        for seed in (523305, 0, 1):
+            text = _text(_problem(template_id, seed))
+            assert "attention params per layer" not in text, (template_id, seed)
+    assert "FLOPs = 6 × active params × training tokens = 6 × 7.62B params × 152.4B tokens" in _text(
+        _problem("training/chinchilla-check", 523305)
+    )
 
 
 def test_the_chinchilla_size_reads_as_one_root() -> None:
