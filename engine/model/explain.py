@@ -156,35 +156,28 @@ class _Context:
 
     def value_text(self, name: str) -> str:
         if name not in self.shown:
-            given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
-            self.shown[name] = display(
-                self.workload,
-                name,
-                self.values[name],
-                binary=name in self.binary,
-                unit=self.units.get(name),
-                digits=GIVEN_DIGITS if given else 3,
-                asked_in=self.asked_in.get(name),
-            )
+            self.shown[name] = self._text(name)
         return self.shown[name]
 
-    def figure(self, name: str, extra: int = 0) -> str:
-        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words;
-        with `extra` figures where the step needs them to recompute its result."""
-        if self.categorical(name):
-            return format_quantity(float(self.values[name]), "1")
-        if extra == 0:
-            return self.value_text(name)
+    def _text(self, name: str, extra: int = 0) -> str:
+        given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
         return display(
             self.workload,
             name,
             self.values[name],
             binary=name in self.binary,
             unit=self.units.get(name),
-            digits=(3 if name in self.table else GIVEN_DIGITS) + extra,
+            digits=(GIVEN_DIGITS if given else 3) + extra,
             asked_in=self.asked_in.get(name),
-            whole_count=False,  # 655.6, where the whole 656 would not give the result
+            whole_count=extra == 0,  # 655.6, where the whole 656 would not give the result
         )
+
+    def figure(self, name: str, extra: int = 0) -> str:
+        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words;
+        with `extra` figures where the step needs them to recompute its result."""
+        if self.categorical(name):
+            return format_quantity(float(self.values[name]), "1")
+        return self.value_text(name) if extra == 0 else self._text(name, extra)
 
     def unit_of(self, name: str) -> str:
         """The engine unit a name's value is in."""

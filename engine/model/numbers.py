@@ -279,7 +279,10 @@ def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = Fa
 
 
 def base_unit(unit: str) -> str:
-    """The engine unit a declared unit scales ("s" for "ms" or "day"); "1" for one it does not know."""
+    """The engine unit a declared unit scales ("s" for "ms" or "day", "byte" for "byte"); "1" for
+    one it does not know."""
+    if unit == "s" or unit in _PREFIXED or unit in _PLAIN or unit in _COUNTS:
+        return unit  # an engine unit already
     read = _read_unit(unit)
     return "1" if read is None else read[1]
 

@@ -28,7 +28,8 @@ def derived_step(
     """A `derived:` value worked out, ending in the key's `answer` where a part asks it."""
     derived = next(d for d in template.derived if d.name == name)
     result = answer or value_text(template, variant, name, variant.inputs[name])
-    step = expression_step(template, variant, derived.value, result, shown, derived.unit or "1")
+    unit = derived.unit or derived.value.unit or "1"
+    step = expression_step(template, variant, derived.value, result, shown, unit)
     if step is None:
         return None
     label = label_of(template.workload, name)
