@@ -290,6 +290,16 @@ def test_a_value_a_part_asks_keeps_its_unit_wherever_it_is_quoted() -> None:
     assert "759 µs" not in text
 
 
+def test_a_quantity_an_asked_one_renames_reads_in_the_asked_unit() -> None:
+    """latency-breakdown (a) asks TTFT in ms, and TTFT is the prefill's runtime: the step printed
+    "prefill runtime = … = 1.36 s" then "TTFT = prefill runtime = 1,360 ms". By hand 2.5 PFLOP ÷
+    1.84 PFLOP/s = 1.359 s = 1,360 ms; (c) 2.26 ms × 191 + 1,360 ms = 1,792 ms = 1.79 s."""
+    text = _text(_problem("serving/latency-breakdown", 4))
+    assert "= max(1.36 s, 2.23 ms) = 1,360 ms" in text
+    assert "TTFT = prefill runtime = 1,360 ms" in text
+    assert "= 2.26 ms × (192 tokens − 1) + 1,360 ms = 1.79 s" in text
+
+
 def test_binary_sizes_stay_binary() -> None:
     """flash-io's prompt gives the SRAM budget as 192 KiB; the working said 196.6 kB."""
     problem = _problem("attention_memory/flash-io", 511608)

@@ -211,7 +211,13 @@ def derivation(
     `asked_in` the unit a part asks a name in, which every line showing it keeps.
     """
     context = _Context(
-        workload, values, given, binary, units or {}, frozenset(computed(workload)), asked_in=asked_in or {}
+        workload,
+        values,
+        given,
+        binary,
+        units or {},
+        frozenset(computed(workload)),
+        asked_in=_renames_asked(workload, values, asked_in or {}),
     )
     context.shown.update(shown or {})
     asked = names if asked is None else asked
@@ -248,6 +254,16 @@ def derivation(
     for name in names:
         visit(name)
     return Derivation(tuple(steps), tuple(givens))
+
+
+def _renames_asked(workload: str, values: Mapping[str, Any], asked_in: Mapping[str, str]) -> dict[str, str]:
+    """`asked_in`, and for a name asked that only renames another (TTFT is the prefill's runtime),
+    that one in the same unit: "prefill runtime = 1,360 ms", then "TTFT = 1,360 ms"."""
+    found = dict(asked_in)
+    for name, unit in asked_in.items():
+        if name in values and name in computed(workload):
+            found.setdefault(renamed(workload, name, values), unit)
+    return found
 
 
 def renamed(workload: str, name: str, values: Mapping[str, Any]) -> str:
