@@ -2,7 +2,9 @@
 written here, the way people write them.
 
 - SI prefixes with 1 ≤ mantissa < 1000 (16.2 ms, 3.35 TB/s); binary prefixes only when asked for,
-  where the source figure is in GiB; counts as 8.03B params or 1.4M tokens.
+  where the source figure is in GiB; counts as 8.03B params or 1.4M tokens. A value a part asks
+  in a unit (GB, ms) keeps that unit while it reads well (0.537 GB, 1,360 ms).
+- Halves round away from zero, as people round (494.5 is 495).
 - µs, never us; times past a minute in min, hours, days or years.
 - No exponent notation next to a prefix: past exa a figure is written 2.66 × 10²³ FLOP.
 - Whole quantities (batch, chips, layers) are never fractional; whole numbers below a million
@@ -250,7 +252,7 @@ def _read_unit(unit: str) -> tuple[float, str, bool] | None:
 
 # A figure in a part's declared unit reads as asked from 0.001 up to 99,999 (0.73 GB, 1,410 ms);
 # beyond that it takes the prefix that suits it (0.0000056 GB reads 5.6 kB).
-READABLE = (1e-3, 1e5)
+_READABLE = (1e-3, 1e5)
 # Units a prefix scales (GB, ms, TFLOP/s); counts, ratios and days have their own rules.
 _KEEPS_ITS_PREFIX = frozenset(_BASE_OF_SHOWN.values())
 
@@ -273,7 +275,7 @@ def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = Fa
     if exact and float(value).is_integer():
         singular, plural = _COUNTS.get(base, ("", ""))
         return _join(whole(value), singular if value == 1 else plural)
-    if base in _KEEPS_ITS_PREFIX and READABLE[0] <= abs(_round_sig(value, digits)) < READABLE[1]:
+    if base in _KEEPS_ITS_PREFIX and _READABLE[0] <= abs(_round_sig(value, digits)) < _READABLE[1]:
         return _join(number(value, digits), unit_shown(unit))  # asked in GB, answered in GB
     return format_quantity(value * scale, base, digits=digits, binary=binary)
 
