@@ -291,6 +291,24 @@ def result_interval(text: str) -> Interval:
     return Interval(-value.high, -value.low) if text.startswith(MINUS) else value
 
 
+def last_place(text: str) -> Interval:
+    """A printed result ± half a unit in its last printed digit, as a teacher reads it: "3,227"
+    is 3,226.5…3,227.5 and "12,300" 12,250…12,350 (its zeros may be rounding), "0.0777 days"
+    0.07765…0.07775 days."""
+    match = _FIGURE.fullmatch(text.lstrip(MINUS))
+    if match is None:
+        raise PrintedError(f"result {text!r} is not a figure")
+    face = figure_interval(match["digits"], match["suffix"], match["power"], match["unit"], face=True)
+    plain = match["digits"].replace(",", "")
+    if "." in plain:
+        ulp = 10.0 ** -len(plain.split(".")[1])
+    else:
+        ulp = 10.0 ** (len(plain) - len(plain.rstrip("0") or "0")) if float(plain) else 1.0
+    half = ulp / 2 * face.low / float(plain) if float(plain) else 0.0
+    value = Interval(face.low - half, face.low + half)
+    return Interval(-value.high, -value.low) if text.startswith(MINUS) else value
+
+
 def figures(text: str) -> list[str]:
     """The figures (number and unit as printed) an expression uses."""
     return [token for kind, token in tokens(text) if kind == "figure"]
@@ -313,24 +331,23 @@ def bracket_faults(text: str) -> list[str]:
 
 
 def shown_as(figure: str, text: str) -> bool:
-    """True when `text` shows `figure`, or shows it rounded: a step may write 948.105 ms where a
-    cancellation needs the digits, after an earlier line showed 948 ms (same unit, same value)."""
+    """True when `text` shows `figure`, or shows the same value to fewer or more figures: a step
+    may write 948.105 ms or 1,026 GFLOP where it needs the digits, after an earlier line showed
+    948 ms or 1,030 GFLOP (same unit; each figure's rounding covers the other)."""
     if figure in text:
         return True
     used = _FIGURE.fullmatch(figure)
     if used is None:
         return False
+    key = (used["unit"], used["suffix"], used["power"])
     exact = figure_interval(used["digits"], used["suffix"], used["power"], used["unit"], face=True)
+    rounded_used = figure_interval(used["digits"], used["suffix"], used["power"], used["unit"])
     for shown in _FIGURE.finditer(text):
-        if (shown["unit"], shown["suffix"], shown["power"]) != (used["unit"], used["suffix"], used["power"]):
+        if (shown["unit"], shown["suffix"], shown["power"]) != key:
             continue
         face = figure_interval(shown["digits"], shown["suffix"], shown["power"], shown["unit"], face=True)
-        if len(shown["digits"]) < len(used["digits"]):  # 948 ms shown, 948.105 ms used
-            rounded = figure_interval(shown["digits"], shown["suffix"], shown["power"], shown["unit"])
-            if rounded.meets(exact, slack=1e-9 * abs(exact.low)):
-                return True
-        elif len(shown["digits"]) > len(used["digits"]):  # 3.73313 GB shown, 3.73 GB used
-            rounded = figure_interval(used["digits"], used["suffix"], used["power"], used["unit"])
-            if rounded.meets(face, slack=1e-9 * abs(face.low)):
-                return True
+        rounded = figure_interval(shown["digits"], shown["suffix"], shown["power"], shown["unit"])
+        slack = 1e-9 * abs(exact.low)
+        if rounded.meets(exact, slack=slack) or rounded_used.meets(face, slack=slack):
+            return True
     return False

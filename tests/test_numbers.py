@@ -16,6 +16,7 @@ from perfdrill.engine.model.numbers import (
     NBSP,
     format_in_unit,
     format_quantity,
+    number,
     quoted,
     tie_units,
     unit_shown,
@@ -83,20 +84,24 @@ def test_a_whole_quantity_is_never_fractional_where_rounding_costs_under_one_per
 @pytest.mark.parametrize(
     ("value", "unit", "shown"),
     [
-        (0.0056, "GB", "5.6 MB"),
-        (2388, "us", "2.39 ms"),
+        # issue 21: a part asked in GB answers in GB while 0.001 ≤ the figure < 100,000
+        (0.0056, "GB", "0.0056 GB"),
+        (0.00073, "GB", "730 kB"),  # below 0.001 GB: the prefix that suits it
+        (2388, "us", "2,390 µs"),
+        (123456, "us", "123 ms"),  # 100,000 µs and more: the prefix that suits it
         (13.74, "day", "13.7 days"),
         (0.04904, "day", "0.049 days"),  # issue 21: a part asked in days answers in days (was 1.18 hours)
         (128, "KiB/token", "128 KiB/token"),  # a part asked in KiB is answered in KiB
-        (1380, "ms", "1.38 s"),
-        (0.9644, "ms", "964 µs"),
+        (328, "KB/token", "328 kB/token"),  # an SI kilo is written kB, as every other line does
+        (1380, "ms", "1,380 ms"),  # was "1.38 s" where ms was asked
+        (0.9644, "ms", "0.964 ms"),
         (92.59e9, "params", "92.6B params"),
         (2.655e23, "FLOP", "2.65 × 10²³ FLOP"),
         (1.9, "1", "1.9"),
         (7.3, "weird-unit", "7.3 weird-unit"),  # a unit this module does not know is kept
     ],
 )
-def test_an_answer_in_a_parts_unit_takes_a_prefix_that_suits_it(value: float, unit: str, shown: str) -> None:
+def test_an_answer_reads_in_its_parts_unit_while_readable(value: float, unit: str, shown: str) -> None:
     assert _plain(format_in_unit(value, unit)) == shown
 
 
@@ -153,3 +158,12 @@ def test_every_written_quantity_reads_back_and_fits_the_grammar(value: float, un
     if unit_text[:1] and unit_text[0] in "kMGTPE" and "×" not in figure:
         mantissa = float(figure.replace(",", "").replace("−", "-"))
         assert 1 <= abs(mantissa) < 1000, written
+
+
+def test_a_half_rounds_away_from_zero_as_people_round() -> None:
+    """dp-overlap's DP critical tokens came to exactly 494.5 and printed 494 (round-half-even), so
+    the step's own figures (30 ms × 989 TFLOP/s × 0.45 ÷ (4 × 6.74B) = 494.5) read as 495."""
+    assert number(494.5) == "495"
+    assert number(0.125, 2) == "0.13"  # 0.125 is exact in binary: a true half
+    assert number(2.675, 3) == "2.67"  # 2.675 is stored as 2.67499…: not a half
+    assert format_quantity(494.5, "token", whole_number=True) == f"495{NBSP}tokens"

@@ -3,10 +3,17 @@
 Each template is rendered at a few seeds; each step's printed `substituted = result` is read back
 into numbers with the printed rounding and units (tests/printed_arithmetic.py, written apart from
 the engine's formatter) and evaluated with interval arithmetic. A step fails when its figures, as
-rounded, cannot give its result; when a figure's rounding alone swamps the result (948 ms −
-948 ms = 189 µs); when a word stands inside the arithmetic; when brackets are unbalanced or a root
-of a power of ten is unbracketed; or when it uses a figure neither the prompt nor an earlier line
-has shown.
+rounded, cannot give its result; when a word stands inside the arithmetic; when brackets are
+unbalanced or a root of a power of ten is unbracketed; or when it uses a figure neither the prompt
+nor an earlier line has shown.
+
+And it fails unless it recomputes to its last digit, as a teacher checks it: the printed figures,
+each taken exactly as printed, must give the printed result within half a unit in its last printed
+place (the result's own rounding; "0.0777 days" is 0.07765…0.07775 days). The operands' rounding
+is not allowed for on top: where it would move the result, the step prints those operands with
+the figures they need (1.0368 EFLOP/s, after an earlier line showed 1.04 EFLOP/s), which the
+"shown before" check accepts as the same value to more figures. This also catches a rounding
+that swamps the result (948 ms − 948 ms = 189 µs).
 
 The default run draws 20 seeds per template (about 1,600 problems, a few seconds on one core);
 PERFDRILL_ARITHMETIC_SEEDS sets another count.
@@ -15,6 +22,7 @@ PERFDRILL_ARITHMETIC_SEEDS sets another count.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -30,15 +38,13 @@ from tests.printed_arithmetic import (
     evaluate,
     face_value,
     figures,
+    last_place,
     result_interval,
     shown_as,
 )
 
 BANK, SPECS = load_bank([]), load_specs([])
 SEEDS_PER_TEMPLATE = int(os.environ.get("PERFDRILL_ARITHMETIC_SEEDS", "20"))
-# Rounding every printed figure to 3 or 4 figures moves a product by a few per cent at most; a
-# step whose printed figures land further than this from its result hides a cancellation.
-PRECISION = 0.03
 
 
 def _seeds(template_id: str) -> list[int]:
@@ -75,12 +81,15 @@ def step_faults(step: Step, before: str) -> list[str]:
         result = result_interval(step.result)
     except PrintedError as error:
         return [*faults, str(error)]
-    if not value.meets(result, slack=1e-9 * max(abs(result.low), abs(result.high))):
+    slack = 1e-9 * max(abs(result.low), abs(result.high))
+    if not value.meets(result, slack=slack):
         faults.append(f"evaluates to {value.low:.4g}…{value.high:.4g}, not {step.result}")
-    elif abs((face := face_value(printed)) - result.middle) > PRECISION * abs(result.middle) + (
-        result.high - result.low
+    elif (
+        not (last := last_place(step.result)).low - slack
+        <= (face := face_value(printed))
+        <= last.high + slack
     ):
-        faults.append(f"its figures as printed give {face:.4g}, not {step.result}")
+        faults.append(f"its figures as printed give {face:.6g}, not {step.result} to its last digit")
     formula = f"{step.label} {text(step.formula)}"  # an option's value in its label: "KV cache at batch 64"
     for used in figures(printed):
         if not shown_as(used, before) and used not in formula and not _as_percent(used, before):
@@ -89,13 +98,17 @@ def step_faults(step: Step, before: str) -> list[str]:
 
 
 def _as_percent(figure: str, before: str) -> bool:
-    """A fraction (0.45) that an earlier line showed as a percentage (45%)."""
+    """A fraction (0.45, 0.1515) that an earlier line showed as a percentage (45%, 15.2 %), to
+    the percentage's own rounding."""
     try:
         percent = float(figure) * 100
     except ValueError:
         return False
-    shown = f"{percent:.10g}"
-    return any(f"{shown}{space}%" in before for space in ("", " ", "\u00a0"))
+    for shown in re.finditer(r"(\d+(?:\.(\d+))?)[ \u00a0]?%", before):
+        half = 0.5 * 10.0 ** -len(shown[2] or "")
+        if abs(float(shown[1]) - percent) <= half + 1e-9:
+            return True
+    return False
 
 
 def problem_faults(problem: Problem) -> list[str]:
@@ -127,6 +140,11 @@ def test_the_reader_catches_what_issue_21_found() -> None:
         (f"948{nbsp}ms − 948{nbsp}ms", f"189{nbsp}µs"),  # disaggregation-pays: cancellation
         ("2.45 × √1.59 × 10²⁴", "3"),  # compute-optimal: a root of a power of ten, unbracketed
         ("(2 × 3", "6"),
+        # chinchilla-check --seed 523305 (issue 21): 6.96e21 ÷ 1.04e18 s = 6,692 s = 0.07746 days,
+        # which a teacher rounds to 0.0775, not the printed 0.0777
+        (f"6.96 × 10²¹{nbsp}FLOP ÷ 1.04{nbsp}EFLOP/s", f"0.0777{nbsp}days"),
+        # tp-comm-ratio: 2 × 130 µs is 260 µs, not 0.261 ms
+        (f"2 × 130{nbsp}µs", f"0.261{nbsp}ms"),
     ]
     for substituted, result in cases:
         assert step_faults(step(substituted, result), "formula " + substituted), substituted
@@ -137,6 +155,11 @@ def test_the_reader_catches_what_issue_21_found() -> None:
     square = step(f"(4,096{nbsp}tokens)² ÷ 2", "8.39M")
     assert step_faults(square, f"4,096{nbsp}tokens formula 2") == []
     assert face_value("⌈10 ÷ 3⌉ + max(1, 2) × √(9)") == 10.0  # 4 + 2 × 3
+    # the same step with the figures it needs: 6.964e21 ÷ 1.0368e18 s = 6,717 s = 0.07774 days
+    more = step(f"6.964 × 10²¹{nbsp}FLOP ÷ 1.0368{nbsp}EFLOP/s", f"0.0777{nbsp}days")
+    assert step_faults(more, f"6.96 × 10²¹{nbsp}FLOP and 1.04{nbsp}EFLOP/s") == []
+    # a whole result stands for half its last digit: 64 × 403.33 × 2 ÷ 16 = 3,226.64, printed 3,227
+    assert step_faults(step("64 × 403.33 × 2 ÷ (2 × 8)", "3,227"), "64 and 403.33 and 2 and 8") == []
 
 
 @pytest.mark.parametrize("template_id", [t.id for t in BANK.select()])

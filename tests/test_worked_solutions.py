@@ -63,10 +63,34 @@ def test_no_choice_text_stands_inside_arithmetic() -> None:
 
 def test_a_cancelling_difference_shows_the_digits_it_needs() -> None:
     """disaggregation-pays (e) printed `948 ms − 948 ms = 189 µs`. Since issue 23 draws one NIC per
-    GPU the same seed is another variant; by hand 131.539 − 131.444 = 0.095 ms, and the figures
-    shown (each ±0.0005 ms) give 94–96 µs, so they give the printed 94.4 µs."""
+    GPU the same seed is another variant: by hand 131.53874 − 131.44436 = 0.09438 ms, which
+    rounds to the printed 0.0944 ms (the part asks ms, so it answers in ms). With 6 figures
+    (131.539 − 131.444 = 0.095 ms) a teacher would not get 0.0944, so the step prints 8."""
     text = _text(_problem("prefill_decode/disaggregation-pays", 497809))
-    assert "streamed handoff − prefill runtime = 131.539 ms − 131.444 ms = 94.4 µs" in text
+    assert "streamed handoff − prefill runtime = 131.53874 ms − 131.44436 ms = 0.0944 ms" in text
+
+
+def test_a_chained_step_recomputes_from_what_it_prints() -> None:
+    """chinchilla-check --seed 523305 printed `6.96 × 10²¹ FLOP ÷ 1.04 EFLOP/s = 0.0777 days`, but
+    6.96e21 ÷ 1.04e18 s = 6,692 s = 0.0775 days. FLOPs = 6 × 7.62B × 152.4B = 6.968 × 10²¹ and
+    system FLOP/s = 1,024 × 2.25 PFLOP/s × 0.45 = 1.0368 EFLOP/s give 6,720.6 s = 0.07778 days:
+    the key stays the engine's 0.0778 days, and the operands get the figures that give it
+    (6.968e21 ÷ 1.037e18 s = 6,719 s = 0.07777 days)."""
+    text = _text(_problem("training/chinchilla-check", 523305))
+    assert "= 6.968 × 10²¹ FLOP ÷ 1.037 EFLOP/s = 0.0778 days" in text
+    assert "system FLOP/s = chips × peak FLOP/s × MFU = 1,024 × 2.25 PFLOP/s × 0.45 = 1.04 EFLOP/s" in text
+
+
+def test_a_what_if_never_re_derives_a_given() -> None:
+    """chinchilla-check's what-if after (c) worked "active params" out of the architecture (28
+    layers × …) although "params = 7.62B params" is a given shown above; its FLOPs read it."""
+    for template_id in ("training/chinchilla-check", "training/checkpointing"):
+        for seed in (523305, 0, 1):
+            text = _text(_problem(template_id, seed))
+            assert "attention params per layer" not in text, (template_id, seed)
+    assert "FLOPs = 6 × active params × training tokens = 6 × 7.62B params × 152.4B tokens" in _text(
+        _problem("training/chinchilla-check", 523305)
+    )
 
 
 def test_the_chinchilla_size_reads_as_one_root() -> None:
@@ -190,6 +214,90 @@ def test_a_part_asked_in_days_answers_in_days() -> None:
     problem = _problem("training/chinchilla-check", 523305)
     assert problem.parts[3].shown_answer.endswith(f"{NBSP}days")
     assert _text(problem).rstrip().endswith("days")
+
+
+# The declared units a prefix scales, as this test writes them after a figure.
+_WRITTEN = {
+    "ns": "ns", "us": "µs", "ms": "ms", "s": "s", "MB": "MB", "GB": "GB", "GB/s": "GB/s",
+    "TB/s": "TB/s", "KB/token": "kB/token", "KiB/token": "KiB/token", "FLOP": "FLOP",
+    "GFLOP": "GFLOP", "TFLOP": "TFLOP", "TFLOP/s": "TFLOP/s", "FLOP/B": "FLOP/B",
+}  # fmt: skip
+
+
+def _answering_steps(problem: Problem, index: int) -> list[Step]:
+    letter = chr(97 + index)
+    return [
+        item
+        for section in problem.explanation.sections
+        for item in section.items
+        if isinstance(item, Step) and letter in section.parts.get(item.name, "").split(", ")
+    ]
+
+
+def test_every_key_answers_in_the_unit_its_part_asks() -> None:
+    """A blind teacher rejected "(d) 730 MB" where GB was asked and "1.41 s" where ms was: a part
+    that declares a unit a prefix scales is answered in it while the figure reads well
+    (0.001 ≤ figure < 100,000 in that unit, to 3 figures), else with the prefix that suits it
+    (or, for a bare FLOP past exa, a power of ten);
+    and every bold step that answers the part ends in exactly that key."""
+    checked = 0
+    for problem in PROBLEMS:
+        template = BANK.get(problem.id)
+        for index, (declared, part) in enumerate(zip(template.parts, problem.parts, strict=True)):
+            if part.kind != "numeric" or declared.unit not in _WRITTEN:
+                continue
+            checked += 1
+            shown = part.shown_answer.replace(NBSP, " ")
+            readable = 1e-3 <= abs(float(f"{part.value:.2e}")) < 1e5  # the value is in the declared unit
+            in_asked_unit = shown.endswith(f" {_WRITTEN[declared.unit]}")
+            powered = "× 10" in shown  # 2.77 × 10²² FLOP: past exa, in the unit asked with a power of ten
+            assert in_asked_unit == (readable or powered), (problem.id, problem.seed, index, shown)
+            steps = _answering_steps(problem, index)
+            assert steps, (problem.id, problem.seed, index)
+            for step in steps:
+                assert step.result == part.shown_answer, (problem.id, problem.seed, step.line())
+    assert checked > 300  # the timed and sized parts of every family, 3 seeds each
+
+
+@pytest.mark.parametrize(
+    ("template_id", "seed", "index", "step_end", "was"),
+    [
+        # 2 × 360 MB × (8 − 1) ÷ (8 × 900 GB/s) = 2 × 0.35 ms = 0.7 ms; the part asks ms
+        ("parallelism/all-reduce-link", 495730, 1, "= 2 × 350 µs = 0.7 ms", "700 µs"),
+        # 200 kernels × 10 µs = 2,000 µs; the part asks µs
+        ("overhead/kernel-chain", 0, 0, "= 200 × 10 µs = 2,000 µs", "2 ms"),
+        # 32 heads × 2 × 2 B × 2,048² = 536,870,912 B = 0.537 GB; the part asks GB
+        ("attention_memory/score-matrix", 2, 0, " = 0.537 GB", "537 MB"),
+    ],
+)
+def test_a_key_answers_in_the_asked_unit_by_hand(
+    template_id: str, seed: int, index: int, step_end: str, was: str
+) -> None:
+    problem = _problem(template_id, seed)
+    answer = step_end.rpartition(" = ")[2]
+    assert problem.parts[index].shown_answer.replace(NBSP, " ") == answer
+    (step,) = _answering_steps(problem, index)
+    assert step.line().replace(NBSP, " ").endswith(step_end)
+    assert was not in problem.explanation.lead[0].replace(NBSP, " ")  # the opener answers as the key does
+
+
+def test_a_value_a_part_asks_keeps_its_unit_wherever_it_is_quoted() -> None:
+    """tp-comm-ratio (a) asks ms: 2 × 4 × 218M × 2,048 ÷ (8 × 1.307 PFLOP/s × 0.45) = 3.572 × 10¹²
+    ÷ 4.705 × 10¹⁵ s = 0.759 ms. The what-if (d) quotes it as the key does, not as "759 µs" (a
+    figure shown nowhere before): 3.67 ms ÷ 0.759 ms = 4.84."""
+    text = _text(_problem("parallelism/tp-comm-ratio", 19876690))
+    assert "= 3.67 ms ÷ 0.759 ms = 4.84" in text
+    assert "759 µs" not in text
+
+
+def test_a_quantity_an_asked_one_renames_reads_in_the_asked_unit() -> None:
+    """latency-breakdown (a) asks TTFT in ms, and TTFT is the prefill's runtime: the step printed
+    "prefill runtime = … = 1.36 s" then "TTFT = prefill runtime = 1,360 ms". By hand 2.5 PFLOP ÷
+    1.84 PFLOP/s = 1.359 s = 1,360 ms; (c) 2.26 ms × 191 + 1,360 ms = 1,792 ms = 1.79 s."""
+    text = _text(_problem("serving/latency-breakdown", 4))
+    assert "= max(1.36 s, 2.23 ms) = 1,360 ms" in text
+    assert "TTFT = prefill runtime = 1,360 ms" in text
+    assert "= 2.26 ms × (192 tokens − 1) + 1,360 ms = 1.79 s" in text
 
 
 def test_binary_sizes_stay_binary() -> None:

@@ -34,7 +34,8 @@ from perfdrill.engine.model.maths import (
 from perfdrill.engine.model.maths import (
     display as display_node,
 )
-from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.numbers import format_base_in, format_quantity
+from perfdrill.engine.model.printed import extra_figures
 from perfdrill.engine.model.spoken import spoken
 
 # Counts whose factor of 1 still teaches something (MQA's one KV head, one input and one output).
@@ -70,18 +71,30 @@ def phrase(workload: str, name: str, value: Any) -> str | None:
 
 
 def display(
-    workload: str, name: str, value: Any, *, binary: bool = False, unit: str | None = None, digits: int = 3
+    workload: str,
+    name: str,
+    value: Any,
+    *,
+    binary: bool = False,
+    unit: str | None = None,
+    digits: int = 3,
+    asked_in: str | None = None,
+    whole_count: bool = True,
 ) -> str:
     """A value as a person reads it: units with prefixes, or the label of a yes/no quantity.
 
-    `unit` serves names the engine does not know (a template's own derived value).
+    `unit` serves names the engine does not know (a template's own derived value); `asked_in` is
+    the unit a part asks this value in ("GB", "ms"): it is then written in that unit, as the key is.
+    A count is shown whole unless `whole_count` is False (a step that needs its fraction).
     """
+    if asked_in is not None and (unit is not None or label(workload, name, value) is None):
+        return format_base_in(float(value), asked_in, digits=digits)
     if unit is None:
         word_ = label(workload, name, value)
         if word_ is not None:
             return word_
         unit = info(workload, name).unit
-    whole = is_whole(workload, name)
+    whole = whole_count and is_whole(workload, name)
     return format_quantity(float(value), unit, digits=digits, binary=binary, whole_number=whole)
 
 
@@ -138,26 +151,39 @@ class _Context:
     binary: Collection[str]
     units: Mapping[str, str]
     table: frozenset[str] = field(default_factory=frozenset)
+    asked_in: Mapping[str, str] = field(default_factory=dict)  # name -> the unit a part asks it in
     shown: dict[str, str] = field(default_factory=dict)  # each value is formatted once
 
     def value_text(self, name: str) -> str:
         if name not in self.shown:
-            given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
-            self.shown[name] = display(
-                self.workload,
-                name,
-                self.values[name],
-                binary=name in self.binary,
-                unit=self.units.get(name),
-                digits=GIVEN_DIGITS if given else 3,
-            )
+            self.shown[name] = self._text(name)
         return self.shown[name]
 
-    def figure(self, name: str) -> str:
-        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words."""
+    def _text(self, name: str, extra: int = 0) -> str:
+        given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
+        return display(
+            self.workload,
+            name,
+            self.values[name],
+            binary=name in self.binary,
+            unit=self.units.get(name),
+            digits=(GIVEN_DIGITS if given else 3) + extra,
+            asked_in=self.asked_in.get(name),
+            whole_count=extra == 0,  # 655.6, where the whole 656 would not give the result
+        )
+
+    def figure(self, name: str, extra: int = 0) -> str:
+        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words;
+        with `extra` figures where the step needs them to recompute its result."""
         if self.categorical(name):
             return format_quantity(float(self.values[name]), "1")
-        return self.value_text(name)
+        return self.value_text(name) if extra == 0 else self._text(name, extra)
+
+    def unit_of(self, name: str) -> str:
+        """The engine unit a name's value is in."""
+        if self.categorical(name):
+            return "1"
+        return self.units.get(name) or info(self.workload, name).unit
 
     def categorical(self, name: str) -> bool:
         return name in self.table and info(self.workload, name).labels is not None
@@ -173,6 +199,7 @@ def derivation(
     units: Mapping[str, str] | None = None,
     asked: Collection[str] | None = None,
     shown: Mapping[str, str] | None = None,
+    asked_in: Mapping[str, str] | None = None,
 ) -> Derivation:
     """Steps for `names` and every computed quantity they rest on, dependencies first.
 
@@ -180,9 +207,18 @@ def derivation(
     names are shown in GiB (their source is); `units` gives the unit of names the engine lacks.
     A name in `asked` (all of `names` unless given) is always a step, even where it only renames
     another quantity; any other such name is read as the quantity it renames. `shown` holds the
-    text earlier lines (or the key) gave a value: every step writes that value so again.
+    text earlier lines (or the key) gave a value: every step writes that value so again;
+    `asked_in` the unit a part asks a name in, which every line showing it keeps.
     """
-    context = _Context(workload, values, given, binary, units or {}, frozenset(computed(workload)))
+    context = _Context(
+        workload,
+        values,
+        given,
+        binary,
+        units or {},
+        frozenset(computed(workload)),
+        asked_in=_renames_asked(workload, values, asked_in or {}),
+    )
     context.shown.update(shown or {})
     asked = names if asked is None else asked
     fixed = _vanishing(context, asked)
@@ -218,6 +254,16 @@ def derivation(
     for name in names:
         visit(name)
     return Derivation(tuple(steps), tuple(givens))
+
+
+def _renames_asked(workload: str, values: Mapping[str, Any], asked_in: Mapping[str, str]) -> dict[str, str]:
+    """`asked_in`, and for a name asked that only renames another (TTFT is the prefill's runtime),
+    that one in the same unit: "prefill runtime = 1,360 ms", then "TTFT = 1,360 ms"."""
+    found = dict(asked_in)
+    for name, unit in asked_in.items():
+        if name in values and name in computed(workload):
+            found.setdefault(renamed(workload, name, values), unit)
+    return found
 
 
 def renamed(workload: str, name: str, values: Mapping[str, Any]) -> str:
@@ -279,7 +325,15 @@ def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> St
     formula = _formula(workload, tree)
     substituted = None
     if names_in(tree) and not isinstance(tree, str):
-        substituted = display_node(tree, lambda n: quantity(context.figure(n)))
+        names = names_in(tree)
+        extra = extra_figures(
+            tree,
+            lambda more: {n: context.figure(n, more) for n in names},
+            context.unit_of,
+            context.value_text(name),
+            context.unit_of(name),
+        )
+        substituted = display_node(tree, lambda n: quantity(context.figure(n, extra)))
     return Step(
         name,
         title,

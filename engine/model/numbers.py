@@ -2,7 +2,9 @@
 written here, the way people write them.
 
 - SI prefixes with 1 ≤ mantissa < 1000 (16.2 ms, 3.35 TB/s); binary prefixes only when asked for,
-  where the source figure is in GiB; counts as 8.03B params or 1.4M tokens.
+  where the source figure is in GiB; counts as 8.03B params or 1.4M tokens. A value a part asks
+  in a unit (GB, ms) keeps that unit while it reads well (0.537 GB, 1,360 ms).
+- Halves round away from zero, as people round (494.5 is 495).
 - µs, never us; times past a minute in min, hours, days or years.
 - No exponent notation next to a prefix: past exa a figure is written 2.66 × 10²³ FLOP.
 - Whole quantities (batch, chips, layers) are never fractional; whole numbers below a million
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
 NBSP = "\u00a0"
@@ -82,14 +85,23 @@ _UNIT_SPELLING = {"us": "µs", "day": "days", "token": "tokens", "hour": "hours"
 
 
 def unit_shown(unit: str) -> str:
-    """A unit as a person reads it beside a part: "µs" for "us", "days" for "day", "" for "1"."""
+    """A unit as a person reads it beside a part: "µs" for "us", "days" for "day", "kB" for "KB",
+    "" for "1"."""
     if unit in ("1", ""):
         return ""
+    if unit.startswith("K") and not unit.startswith("Ki"):
+        return "k" + unit[1:]  # an SI kilo is written kB, as every other line writes it
     return _UNIT_SPELLING.get(unit, unit)
 
 
 def _round_sig(value: float, digits: int) -> float:
-    return float(f"{value:.{digits - 1}e}")
+    """`value` to `digits` significant figures, a half away from zero as people round: 494.5 is
+    495 to 3 figures, where format()'s round-half-even gives 494."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    exact = Decimal(value)
+    step = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    return float(exact.quantize(step, rounding=ROUND_HALF_UP))
 
 
 def number(value: float, digits: int = 3) -> str:
@@ -109,9 +121,15 @@ def number(value: float, digits: int = 3) -> str:
     return (MINUS if rounded < 0 else "") + text
 
 
+def nearest_whole(value: float) -> int:
+    """`value` to the nearest whole number, a half away from zero as people round (494.5 is 495;
+    Python's round() would give the even 494)."""
+    return int(math.copysign(math.floor(abs(value) + 0.5), value))
+
+
 def whole(value: float) -> str:
     """Every digit of a whole number, grouped: 1,196,412."""
-    return (MINUS if value < 0 else "") + f"{abs(round(value)):,}"
+    return (MINUS if value < 0 else "") + f"{abs(nearest_whole(value)):,}"
 
 
 def power_of_ten(value: float, digits: int = 3) -> str:
@@ -175,8 +193,8 @@ def format_quantity(
     """
     if not math.isfinite(value):
         return _join("∞" if value > 0 else f"{MINUS}∞" if value < 0 else "undefined", unit)
-    if whole_number and abs(round(value) - value) <= 0.01 * abs(value):
-        value = float(round(value))  # a batch of 62, not 61.7; a threshold of 7.5 keeps its half
+    if whole_number and abs(nearest_whole(value) - value) <= 0.01 * abs(value):
+        value = float(nearest_whole(value))  # a batch of 62, not 61.7; a threshold of 7.5 keeps its half
     if unit == "s":
         return _time(value, digits)
     if unit in _PREFIXED:
@@ -232,9 +250,17 @@ def _read_unit(unit: str) -> tuple[float, str, bool] | None:
     return None
 
 
+# A figure in a part's declared unit reads as asked from 0.001 up to 99,999 (0.73 GB, 1,410 ms);
+# beyond that it takes the prefix that suits it (0.0000056 GB reads 5.6 kB).
+_READABLE = (1e-3, 1e5)
+# Units a prefix scales (GB, ms, TFLOP/s); counts, ratios and days have their own rules.
+_KEEPS_ITS_PREFIX = frozenset(_BASE_OF_SHOWN.values())
+
+
 def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = False) -> str:
-    """A value given in a part's declared unit ("ms", "GB", "KiB/token", "day"), written with the
-    prefix that suits it: 0.0056 GB reads 5.6 MB, 2388 us reads 2.39 ms.
+    """A value given in a part's declared unit ("ms", "GB", "KiB/token", "day"), written in that
+    unit while it reads well (0.0056 GB, 2,388 µs: a teacher asked in GB wants GB), else with the
+    prefix that suits it (0.0000056 GB reads 5.6 kB).
 
     An `exact` count shows every digit ("1,196,412 tokens"). A unit this module does not know is
     kept as declared.
@@ -249,7 +275,32 @@ def format_in_unit(value: float, unit: str, *, digits: int = 3, exact: bool = Fa
     if exact and float(value).is_integer():
         singular, plural = _COUNTS.get(base, ("", ""))
         return _join(whole(value), singular if value == 1 else plural)
+    if base in _KEEPS_ITS_PREFIX and _READABLE[0] <= abs(_round_sig(value, digits)) < _READABLE[1]:
+        return _join(number(value, digits), unit_shown(unit))  # asked in GB, answered in GB
     return format_quantity(value * scale, base, digits=digits, binary=binary)
+
+
+def base_unit(unit: str) -> str:
+    """The engine unit a declared unit scales ("s" for "ms" or "day", "byte" for "byte"); "1" for
+    one it does not know."""
+    if unit == "s" or unit in _PREFIXED or unit in _PLAIN or unit in _COUNTS:
+        return unit  # an engine unit already
+    read = _read_unit(unit)
+    return "1" if read is None else read[1]
+
+
+def declared_prefixed(unit: str) -> bool:
+    """True for a declared unit a prefix scales ("GB", "ms", "TFLOP/s"), which an answer keeps."""
+    read = _read_unit(unit)
+    return read is not None and read[1] in _KEEPS_ITS_PREFIX
+
+
+def format_base_in(value: float, unit: str, *, digits: int = 3) -> str:
+    """A base-unit value (bytes, seconds) written in a part's declared unit, as `format_in_unit`
+    writes the key: every line that prints the value a part asks for prints it the same way."""
+    read = _read_unit(unit)
+    scale = 1.0 if read is None else read[0]
+    return format_in_unit(value / scale, unit, digits=digits)
 
 
 @lru_cache(maxsize=1024)  # every prompt quotes its chip's figures: work each out once

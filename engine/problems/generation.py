@@ -15,11 +15,19 @@ from typing import Any
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
 from perfdrill.engine.model.explain import is_whole, label_of
-from perfdrill.engine.model.numbers import as_shown, format_in_unit, format_quantity, tie_units, unit_shown
+from perfdrill.engine.model.numbers import (
+    as_shown,
+    format_in_unit,
+    format_quantity,
+    nearest_whole,
+    tie_units,
+    unit_shown,
+)
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import answer_factor, check_input_units, derived_scales
 from perfdrill.engine.problems.counts import EDGE_NOTE, ON_THE_EDGE, ExactCount, exact_count
 from perfdrill.engine.problems.explanation import Explanation, explain
+from perfdrill.engine.problems.explanation.values import asked_units
 from perfdrill.engine.problems.expressions import describe
 from perfdrill.engine.problems.follow_ups import FollowUp
 from perfdrill.engine.problems.insight import insights
@@ -57,10 +65,8 @@ class ProblemPart:
         if self.value is not None:
             digits = answer_digits(self.tolerance)
             if self.whole and _rounds_within(self.value, self.tolerance):
-                shown = show_number(round(self.value), self.unit, exact=True)  # 62, never 61.7 batches
-            else:
-                shown = show_number(self.value, self.unit, exact=self.exact is not None, digits=digits)
-            return shown
+                return show_number(nearest_whole(self.value), self.unit, exact=True)  # 62, never 61.7 batches
+            return show_number(self.value, self.unit, exact=self.exact is not None, digits=digits)
         return ", ".join(self.correct) if self.correct else "none of them"
 
     @property
@@ -258,7 +264,11 @@ def generate(template: Template, seed: int, specs: SpecBook, follow_up: FollowUp
         if scope is None
     }
     sentences = insights(
-        template.workload, variant.values(None), lambda name: variant.lookup(name, None), quantities
+        template.workload,
+        variant.values(None),
+        lambda name: variant.lookup(name, None),
+        quantities,
+        asked_units(template),
     )
     if template.insight:
         sentences.append(

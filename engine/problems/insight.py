@@ -11,19 +11,24 @@ from perfdrill.engine.model.explain import display
 
 
 def insights(
-    workload: str, values: Mapping[str, Any], lookup: Callable[[str], Any], asked: Collection[str]
+    workload: str,
+    values: Mapping[str, Any],
+    lookup: Callable[[str], Any],
+    asked: Collection[str],
+    asked_in: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Why the numbers came out as they did, and what would change them.
 
     A sentence is written only for a quantity a part asks about in the question's own setting
     (`asked`), so it never answers a question nobody asked nor contradicts a part set in a what-if;
-    the supporting numbers it quotes are computed through `lookup` if needed.
+    the supporting numbers it quotes are computed through `lookup` if needed; a number a part asks
+    in a unit (`asked_in`) is written in it, as the key writes it.
     """
 
     known = dict(values)
 
     def show(name: str) -> str:
-        return display(workload, name, lookup(name))
+        return display(workload, name, lookup(name), asked_in=(asked_in or {}).get(name))
 
     def has(trigger: str, *supporting: str) -> bool:
         """True when the variant worked out `trigger`, or everything it is decided from (a roofline

@@ -16,7 +16,7 @@ from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
 from perfdrill.engine.problems.explanation.steps import derived_step, expression_step
-from perfdrill.engine.problems.explanation.values import binary_names, units, unshown_derived, value_text
+from perfdrill.engine.problems.explanation.values import how_shown, unshown_derived, value_text
 from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
 from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import Variant
@@ -76,7 +76,7 @@ class Working:
             else:
                 self._given_answer(scope, name, label, self.answers[index])
         else:
-            self._expression(label, answer, self.answers[index])
+            self._expression(label, answer, self.answers[index], part.unit)
 
     def _work(self, scope: str | None, names: list[str], letter: str = "") -> None:
         """Steps for `names` in `scope` that no earlier line of that scope showed; a step for a
@@ -158,7 +158,7 @@ class Working:
         self.drafts[-1].items.append(read)
         self.drafts[-1].parts[name] = letter
 
-    def _expression(self, letter: str, answer: Any, result: str) -> None:
+    def _expression(self, letter: str, answer: Any, result: str, unit: str) -> None:
         """An answer the template writes as arithmetic: what it reads worked first, in its own
         setting, then the expression itself with the values as shown."""
         by_scope: dict[str | None, list[str]] = {}
@@ -172,7 +172,7 @@ class Working:
                 self._work(scope, by_scope[scope])
         if not self.drafts:
             self._enter(None)
-        step = expression_step(self.template, self.variant, answer, result, self.shown)
+        step = expression_step(self.template, self.variant, answer, result, self.shown, unit)
         if step is None:
             return
         step = replace(step, name=f"({letter})")
@@ -200,12 +200,11 @@ class Working:
                 self._enter(back)
         if name in self.texts.get(None, {}) and not letter:
             return  # worked while working what it reads
-        step = derived_step(self.template, self.variant, name, self.shown)
+        step = derived_step(self.template, self.variant, name, self.shown, answer if letter else "")
         if step is None:
             return
         self._enter(self.drafts[-1].scope if self.drafts else None)
         if letter:
-            step = replace(step, result=answer)
             self.drafts[-1].parts[step.name] = letter
         self.texts.setdefault(None, {})[name] = step.result
         self.texts.setdefault(self.drafts[-1].scope, {})[name] = step.result
@@ -387,10 +386,9 @@ class Working:
             names,
             values,
             given,
-            binary=binary_names(self.template, self.variant),
-            units=units(self.template),
             asked=asked,
             shown=shown,
+            **how_shown(self.template, self.variant),
         )
 
 

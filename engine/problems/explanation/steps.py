@@ -4,16 +4,17 @@ the cases of a select-all part, each worked from values the reader has seen."""
 from __future__ import annotations
 
 import ast
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from perfdrill.engine.model.evaluation import computed
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.evaluation import computed, info
 from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of, renamed
-from perfdrill.engine.model.maths import Tree, evaluate, names_in, quantity, word
+from perfdrill.engine.model.maths import Tree, names_in, quantity, word
 from perfdrill.engine.model.maths import display as display_node
-from perfdrill.engine.model.numbers import format_quantity
-from perfdrill.engine.problems.explanation.values import categorical, value_text
+from perfdrill.engine.model.numbers import base_unit, format_quantity
+from perfdrill.engine.model.printed import extra_figures
+from perfdrill.engine.problems.explanation.values import categorical, units, value_text
 from perfdrill.engine.problems.explanation.whatifs import scenario_change
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant
@@ -21,10 +22,14 @@ from perfdrill.engine.problems.variants import Variant
 Shown = Callable[[str | None, str], str | None]  # (scope, name) -> the text an earlier line showed
 
 
-def derived_step(template: Template, variant: Variant, name: str, shown: Shown) -> Step | None:
+def derived_step(
+    template: Template, variant: Variant, name: str, shown: Shown, answer: str = ""
+) -> Step | None:
+    """A `derived:` value worked out, ending in the key's `answer` where a part asks it."""
     derived = next(d for d in template.derived if d.name == name)
-    result = value_text(template, variant, name, variant.inputs[name])
-    step = expression_step(template, variant, derived.value, result, shown)
+    result = answer or value_text(template, variant, name, variant.inputs[name])
+    unit = derived.unit or derived.value.unit or "1"
+    step = expression_step(template, variant, derived.value, result, shown, unit)
     if step is None:
         return None
     label = label_of(template.workload, name)
@@ -32,12 +37,13 @@ def derived_step(template: Template, variant: Variant, name: str, shown: Shown) 
 
 
 def expression_step(
-    template: Template, variant: Variant, expression: Any, result: str, shown: Shown
+    template: Template, variant: Variant, expression: Any, result: str, shown: Shown, unit: str
 ) -> Step | None:
-    """A template expression worked out: `formula = values = result`, or None for one that is not
-    plain arithmetic (a comparison or a condition). Each value is written as an earlier line
-    showed it, unless the figures as printed would not give the result (a difference of two
-    near-equal times): then every value gets the figures it needs."""
+    """A template expression worked out: `formula = values = result` (`result` in `unit`, a part's
+    declared unit or an engine one), or None for one that is not plain arithmetic (a comparison
+    or a condition). Each value is written as an earlier line showed it, unless the figures as
+    printed would not give the result to its last digit (a difference of two near-equal times):
+    then every value gets the figures it needs."""
     tree = _tree(expression.tree)
     if tree is None:
         return None
@@ -46,7 +52,18 @@ def expression_step(
     values = {key: float(variant.lookup(_name(key), _scope(key))) for key in keys}
     digits = {key: 3 if _name(key) in computed(workload) else GIVEN_DIGITS for key in keys}
     value = float(expression.evaluate(variant.lookup))
-    extra = _extra_digits(tree, values, digits, value)
+    derived_units = units(template)
+
+    def unit_of(key: str) -> str:
+        name = _name(key)
+        if name in derived_units:
+            return derived_units[name]
+        if categorical(workload, name):
+            return "1"
+        try:
+            return info(workload, name).unit
+        except PerfdrillError:  # a template parameter the engine does not know
+            return "1"
 
     def name_of(key: str) -> str:
         scope, name = _scope(key), _name(key)
@@ -56,18 +73,25 @@ def expression_step(
         words = "" if scope is None else f"with {scenario_change(template, variant, scope)}"
         return f"{title} {words}".strip()
 
-    def value_of(key: str) -> Any:
+    def figure(key: str, extra: int) -> str:
         name = key.rpartition(":")[2]
         if categorical(workload, name):  # a yes/no quantity counts as 1 or 0 inside arithmetic
-            return quantity(format_quantity(values[key], "1"))
+            return format_quantity(values[key], "1")
         scope = _scope(key)
         earlier = shown(scope, name) or shown(scope, renamed(workload, name, variant.values(scope)))
         if earlier is not None and not extra:
-            return quantity(earlier)
-        return quantity(value_text(template, variant, name, values[key], digits=digits[key] + extra))
+            return earlier
+        return value_text(template, variant, name, values[key], digits[key] + extra, whole_count=extra == 0)
 
+    extra = extra_figures(
+        tree, lambda more: {k: figure(k, more) for k in keys}, unit_of, result, base_unit(unit)
+    )
     formula = display_node(tree, lambda key: word(name_of(key)))
-    substituted = display_node(tree, value_of) if keys and not isinstance(tree, str) else None
+    substituted = (
+        display_node(tree, lambda key: quantity(figure(key, extra)))
+        if keys and not isinstance(tree, str)
+        else None
+    )
     return Step("", "", formula, substituted, result, value)
 
 
@@ -77,21 +101,6 @@ def _scope(key: str) -> str | None:
 
 def _name(key: str) -> str:
     return key.rpartition(":")[2]
-
-
-def _extra_digits(tree: Tree, values: Mapping[str, float], digits: Mapping[str, int], value: float) -> int:
-    """Figures to add to every value a step shows so that the values as printed still give its
-    result within 1%: the difference of two near-equal times (948.45 ms − 948.26 ms) needs more."""
-    scale = max((abs(v) for v in values.values()), default=0.0)
-    for extra in range(5):
-        rounded = {key: float(f"{v:.{digits[key] + extra - 1}e}") for key, v in values.items()}
-        try:
-            face = float(evaluate(tree, rounded))
-        except (ArithmeticError, ValueError):
-            return 0
-        if math.isclose(face, value, rel_tol=0.01, abs_tol=1e-12 * scale):
-            return extra
-    return 0
 
 
 _OPERATORS: dict[type[ast.operator], str] = {

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
 from perfdrill.engine.model.explain import GIVEN_DIGITS, display
-from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.numbers import declared_prefixed, format_quantity
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant
 
@@ -37,8 +39,38 @@ def units(template: Template) -> dict[str, str]:
     return {d.name: d.unit for d in template.derived if d.unit}
 
 
+def asked_units(template: Template) -> dict[str, str]:
+    """Name -> the unit a numeric part asks it in ("GB", "ms"), for a part whose answer is that one
+    quantity: every line that shows the value writes it in that unit, as the key does (issue 21).
+    The first part asking a name decides; counts and ratios keep their own way of writing."""
+    found: dict[str, str] = {}
+    for part in template.parts:
+        answer = part.answer
+        if part.kind != "numeric" or answer is None or not isinstance(answer.tree, ast.Name | ast.Attribute):
+            continue
+        if declared_prefixed(part.unit):
+            for _, name in answer.names:
+                found.setdefault(name, part.unit)
+    return found
+
+
+def how_shown(template: Template, variant: Variant) -> dict[str, Any]:
+    """How a derivation writes this template's values: binary sizes, units and the units asked."""
+    return {
+        "binary": binary_names(template, variant),
+        "units": units(template),
+        "asked_in": asked_units(template),
+    }
+
+
 def value_text(
-    template: Template, variant: Variant, name: str, value: float, digits: int = GIVEN_DIGITS
+    template: Template,
+    variant: Variant,
+    name: str,
+    value: float,
+    digits: int = GIVEN_DIGITS,
+    *,
+    whole_count: bool = True,
 ) -> str:
     """A value as the explanation shows it: a given to four figures (a spec's 1.555 TB/s), a
     worked-out quantity (`digits` 3) as its step shows it."""
@@ -50,6 +82,8 @@ def value_text(
             binary=name in binary_names(template, variant),
             unit=units(template).get(name),
             digits=digits,
+            asked_in=asked_units(template).get(name),
+            whole_count=whole_count,
         )
     except PerfdrillError:  # a template parameter the engine does not know
         return format_quantity(float(value), "1", digits=digits)

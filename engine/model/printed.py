@@ -1,0 +1,69 @@
+"""A printed step recomputes from what it prints (issue 21): a teacher works `substituted = result`
+from the printed figures and must land on the printed result, to its last printed digit.
+
+The result is never changed (a part's result is the key, the engine's answer); where the values
+as printed would land elsewhere, they are printed with the figures they need instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+
+from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.maths import Tree, evaluate
+from perfdrill.engine.model.numbers import FIGURE, NBSP
+from perfdrill.engine.model.units import parse_quantity
+
+MOST_EXTRA_FIGURES = 6
+
+
+@lru_cache(maxsize=8192)  # the same figures recur in every step that reads them
+def printed_value(text: str, unit: str) -> float:
+    """The value a printed figure ("1.04 EFLOP/s", "0.0777 days", "45%") stands for, in `unit`."""
+    return parse_quantity(text.replace(NBSP, " "), unit)
+
+
+@lru_cache(maxsize=4096)
+def half_last_place(text: str, unit: str) -> float:
+    """Half a unit in the last printed place of `text`, in `unit`: 0.005 EFLOP/s for "1.04 EFLOP/s".
+    A whole number's trailing zeros may be rounding (12,300), so its last place is its last digit
+    that is not zero."""
+    match = FIGURE.search(text)
+    if match is None:
+        raise PerfdrillError(f"no figure in {text!r}")
+    digits = match[0].lstrip("\u2212").split(" ×")[0].rstrip("MBT").replace(",", "")
+    if "." in digits:
+        last = 10.0 ** -len(digits.split(".")[1])
+    else:
+        last = 10.0 ** (len(digits) - len(digits.rstrip("0") or "0"))
+    mantissa = float(digits)
+    if mantissa == 0:
+        return 0.0
+    return 0.5 * last * abs(printed_value(text, unit)) / mantissa
+
+
+def extra_figures(
+    tree: Tree,
+    texts: Callable[[int], Mapping[str, str]],
+    unit_of: Callable[[str], str],
+    result: str,
+    result_unit: str,
+) -> int:
+    """The fewest figures to add to every value a step prints so that the values as printed give
+    its printed `result`: `texts(extra)` is how each name in `tree` prints with `extra` more."""
+    try:
+        target = printed_value(result, result_unit)
+        half = half_last_place(result, result_unit)
+    except PerfdrillError:
+        return 0  # a result in words: nothing to recompute
+    for extra in range(MOST_EXTRA_FIGURES + 1):
+        try:
+            values = {name: printed_value(text, unit_of(name)) for name, text in texts(extra).items()}
+            face = float(evaluate(tree, values))
+        except (PerfdrillError, ArithmeticError, ValueError, TypeError):
+            return 0
+        if math.isfinite(face) and abs(face - target) <= half * (1 + 1e-9) + 1e-12 * abs(target):
+            return extra
+    return 0
