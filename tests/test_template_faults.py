@@ -32,3 +32,21 @@ def test_moe_critical_batch_works_the_dense_batch_first() -> None:
     assert a < b
     assert lines[a].endswith("= 201 FLOP/B × 1 B/param ÷ 2 = **100**")
     assert lines[b].endswith("**3,210**")
+
+
+def test_an_efficiency_is_shown_where_it_enters() -> None:
+    """parallelism/fsdp-collectives folded "the collectives reach 90% of that rate" into the
+    givens. Seed 1 (an MI300X: 7 peers × 64 GB/s = 448 GB/s one way): 448 × 0.9 = 403.2 GB/s,
+    64 × 0.9 = 57.6 GB/s, each worked as a step and never listed as a given."""
+    lines = _lines("parallelism/fsdp-collectives", 1)
+    assert "- link bandwidth = 448 GB/s × 90% = 403.2 GB/s" in lines
+    assert "- link bandwidth per peer = 64 GB/s × 90% = 57.6 GB/s" in lines
+    assert not any(line.startswith("Given:") and "link bandwidth" in line for line in lines)
+
+
+def test_hierarchical_all_reduce_works_its_nic_bandwidth() -> None:
+    """parallelism/hierarchical-all-reduce (a) appeared only as a given. Seed 1: a 400 Gb/s NIC
+    is 400 ÷ 8 = 50 GB/s, of which the fabric delivers 95%: 50 × 0.95 = 47.5 GB/s."""
+    lines = _lines("parallelism/hierarchical-all-reduce", 1)
+    assert "- **(a)** network bandwidth = 50 GB/s × 95% = **47.5 GB/s**" in lines
+    assert not any(line.startswith("Given:") and "network bandwidth" in line for line in lines)

@@ -15,7 +15,7 @@ from perfdrill.engine.model.generated_display import VALUE_WORDS
 from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
-from perfdrill.engine.problems.explanation.steps import derived_step, expression_step
+from perfdrill.engine.problems.explanation.steps import derated_step, derived_step, expression_step
 from perfdrill.engine.problems.explanation.values import binary_names, units, unshown_derived, value_text
 from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
 from perfdrill.engine.problems.templates import Part, Template
@@ -148,6 +148,9 @@ class Working:
     def _given_answer(self, scope: str | None, name: str, letter: str, answer: str) -> None:
         """A part that asks for a value the question supplies (a chip's NIC bandwidth): read off."""
         self._enter(scope)
+        if name in self.worked.get(scope, set()) and name in self.drafts[-1].said:  # derated just above
+            self.drafts[-1].parts[name] = letter
+            return
         label = label_of(self.template.workload, name)
         self._read_off(Step(name, label, None, None, answer, float(self.variant.lookup(name, scope))), letter)
 
@@ -329,6 +332,13 @@ class Working:
                     self.pending.append(name)  # worked once the what-if it reads is (draft step time)
                 else:
                     self._emit_derived(name)
+                continue
+            derated = derated_step(self.template, self.variant, name, self._as_prompted) if scope is None else None
+            if derated is not None:  # worked, so the reader sees where the efficiency enters
+                texts[name] = derated.result
+                self.worked.setdefault(scope, set()).add(name)
+                draft.said.add(name)
+                draft.items.append(derated)
                 continue
             shown = value_text(self.template, self.variant, name, float(values[name]))
             texts[name] = shown

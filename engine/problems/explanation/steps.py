@@ -16,7 +16,7 @@ from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.values import categorical, value_text
 from perfdrill.engine.problems.explanation.whatifs import scenario_change
 from perfdrill.engine.problems.templates import Template
-from perfdrill.engine.problems.variants import Variant
+from perfdrill.engine.problems.variants import Variant, spec_inputs
 
 Shown = Callable[[str | None, str], str | None]  # (scope, name) -> the text an earlier line showed
 
@@ -29,6 +29,29 @@ def derived_step(template: Template, variant: Variant, name: str, shown: Shown) 
         return None
     label = label_of(template.workload, name)
     return Step(name, label, step.formula, step.substituted, step.result, step.value)
+
+
+def derated_step(template: Template, variant: Variant, name: str, shown: Callable[[str], str]) -> Step | None:
+    """An input the template derates from the chip's own figure (`link_bandwidth: link_bandwidth *
+    efficiency`) as a step, "link bandwidth = 900 GB/s × 80% = 720 GB/s", so the reader sees where
+    the factor enters; None for any other input. `shown` writes a drawn factor as the prompt does."""
+    expression = template.inputs.get(name)
+    if expression is None or (None, name) not in expression.names or isinstance(expression.tree, ast.Name):
+        return None
+    tree = _tree(expression.tree)
+    if tree is None:
+        return None
+    spec = spec_inputs(template, variant.params)
+
+    def value_of(key: str) -> Any:
+        own = _name(key)
+        if own == name:  # the chip's figure, before the template derates it
+            return quantity(value_text(template, variant, own, spec[own]))
+        return quantity(shown(value_text(template, variant, own, float(variant.lookup(own, None)))))
+
+    value = float(variant.inputs[name])
+    result = value_text(template, variant, name, value)
+    return Step(name, label_of(template.workload, name), display_node(tree, value_of), None, result, value)
 
 
 def expression_step(
