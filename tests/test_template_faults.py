@@ -50,3 +50,10 @@ def test_hierarchical_all_reduce_works_its_nic_bandwidth() -> None:
     lines = _lines("parallelism/hierarchical-all-reduce", 1)
     assert "- **(a)** network bandwidth = 50 GB/s × 95% = **47.5 GB/s**" in lines
     assert not any(line.startswith("Given:") and "network bandwidth" in line for line in lines)
+
+
+def test_a_percent_is_compared_with_a_percent() -> None:
+    """training/mfu-claim compared "97.7 % ≥ 0.3". Seed 1: 383 PFLOP ÷ 6.15 s = 62.3 PFLOP/s over
+    256 × 459 TFLOP/s = 117.5 PFLOP/s is 53%, between the rule's 30% and 60%."""
+    verdict = _lines("training/mfu-claim", 1)[-1]
+    assert verdict.endswith("achieved MFU 53 % ≥ 30 %, achieved MFU 53 % ≤ 60 %, so typical of large published runs")
