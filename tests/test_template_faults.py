@@ -57,3 +57,58 @@ def test_a_percent_is_compared_with_a_percent() -> None:
     256 × 459 TFLOP/s = 117.5 PFLOP/s is 53%, between the rule's 30% and 60%."""
     verdict = _lines("training/mfu-claim", 1)[-1]
     assert verdict.endswith("achieved MFU 53 % ≥ 30 %, achieved MFU 53 % ≤ 60 %, so typical of large published runs")
+
+
+def _part_letters(lines: list[str]) -> list[str]:
+    return [line[len("- **(") : line.index(")**")] for line in lines if line.startswith("- **(")]
+
+
+def test_group_scales_work_bits_before_bytes_per_weight() -> None:
+    """quantization/group-scales showed "bytes per weight = quantized bytes per param" before (a).
+    Seed 1: 3-bit weights with a 20-bit scale per 32: 20 ÷ 32 + 3 = 3.625 bits, 3.625 ÷ 8 =
+    0.4531 B per weight; scales alone 72.7e9 × 20 ÷ (8 × 32) = 5.68 GB."""
+    lines = _lines("quantization/group-scales", 1)
+    steps = [line for line in lines if line.startswith("- ")]
+    assert steps[0] == "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 20 ÷ 32 + 3 = **3.625**"
+    assert steps[1].endswith("= 72.7B params × 20 ÷ (8 × 32) = **5.68 GB**")
+    assert steps[2] == "- bytes per weight = quantized bits per value ÷ 8 = 3.625 ÷ 8 = 0.4531 B/param"
+    assert steps[3].startswith("- **(c)** weight bytes = params × bytes per weight")
+    assert _part_letters(lines) == ["a", "b", "c", "d"]
+
+
+def test_fp4_works_its_parts_in_order_from_the_bits() -> None:
+    """quantization/fp4-blackwell: NVFP4 is 4 bits plus an 8-bit scale per 32, 8 ÷ 32 + 4 = 4.25
+    bits, 4.25 ÷ 8 = 0.5312 B per weight (seed 1), shown after (a), never before it."""
+    lines = _lines("quantization/fp4-blackwell", 1)
+    steps = [line for line in lines if line.startswith("- ")]
+    assert steps[0] == "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 8 ÷ 32 + 4 = **4.25**"
+    assert steps[1] == "- bytes per weight = quantized bits per value ÷ 8 = 4.25 ÷ 8 = 0.5312 B/param"
+    assert _part_letters(lines) == ["a", "b", "c", "d", "e", "f"]
+
+
+def test_chip_choice_says_which_chip_wins_and_keeps_the_fleets() -> None:
+    """serving/chip-choice never said which chip wins, and its what-if dropped to 1 chip without
+    saying so. Seed 1, 75.4 GB on one chip of either kind: an A100 80GB steps in 75.4 GB ÷
+    2.039 TB/s = 37.0 ms, 128 ÷ 37.0 ms = 3,460 tokens/s, 3.431 USD/h ÷ (3,600 × 3,460) × 10⁶ =
+    0.275 USD; an H100 in 75.4 ÷ 3.35 = 22.5 ms, 5,690 tokens/s, 6.88 ÷ (3,600 × 5,690) × 10⁶ =
+    0.336 USD: the A100 wins."""
+    lines = _lines("serving/chip-choice", 1)
+    assert "The NVIDIA A100 SXM4 80GB wins: 0.275 USD per million output tokens against 0.336 USD" in lines[0]
+    assert "*With chips = 1 (the fleet chips):*" in lines
+    assert "*With the chip NVIDIA H100 SXM5 80GB and chips = 1 (the other fleet chips):*" in lines
+    assert _part_letters(lines) == ["a", "b", "c", "d", "e", "f"]
+
+
+def test_a_second_what_if_is_said_against_the_question_s_own_values() -> None:
+    """roofline/faster-chip (b) started from (a)'s what-if ("compute time doubles from 195 µs").
+    Seed 1: 2 × 256 × 8,192 × 15,360 = 64.4 GFLOP ÷ 165.2 TFLOP/s = 390 µs of compute, 263.7 MB ÷
+    1.008 TB/s = 262 µs of memory; twice the bandwidth halves memory to 131 µs and leaves the
+    compute-bound 390 µs as it was: 390 ÷ 390 = 1."""
+    lines = _lines("roofline/faster-chip", 1)
+    b = lines.index("*With twice the memory bandwidth (2.016 TB/s), and the question's own peak FLOP/s (165.2 TFLOP/s):*")
+    assert lines[b + 1 :] == [
+        "",
+        "- memory time halves from 262 µs to 131 µs",
+        "- runtime stays at 390 µs",
+        "- **(b)** runtime ÷ runtime with twice the memory bandwidth = 390 µs ÷ 390 µs = **1**",
+    ]

@@ -112,6 +112,8 @@ class Working:
                 old = float(self.variant.lookup(step.name, above))
                 if math.isclose(old, step.value, rel_tol=1e-9):
                     texts.setdefault(step.name, self.texts[above][step.name])
+                    if step.name in names:  # what the part reads: say it stays, so the reader has it
+                        draft.items.append(f"{step.label} stays at {texts[step.name]}")
                     continue  # the same as in the section just above
                 texts[step.name] = step.result
                 was = self.texts[above][step.name]
@@ -327,11 +329,8 @@ class Working:
             if name in listed:
                 texts[name] = listed[name]  # listed or worked in an earlier section, unchanged
                 continue
-            if name in unshown:
-                if self._reads_unshown_what_if(name):
-                    self.pending.append(name)  # worked once the what-if it reads is (draft step time)
-                else:
-                    self._emit_derived(name)
+            if name in unshown:  # worked where a step first reads it, after any what-if it reads
+                self.pending.append(name)
                 continue
             derated = derated_step(self.template, self.variant, name, self._as_prompted) if scope is None else None
             if derated is not None:  # worked, so the reader sees where the efficiency enters
@@ -356,10 +355,18 @@ class Working:
             for scope, used in by_name[name].value.names
         )
 
+    def _reads_what_if(self, name: str) -> bool:
+        by_name = {d.name: d for d in self.template.derived}
+        return any(
+            scope is not None or (used in by_name and used != name and self._reads_what_if(used))
+            for scope, used in by_name[name].value.names
+        )
+
     def flush(self) -> None:
-        """Work each derived value that waited for a what-if, once that what-if is shown."""
+        """Work each derived value that waited for a what-if, once that what-if is shown; any other
+        waits for the step that first reads it (bytes per weight after (a)'s bits per weight)."""
         for name in list(self.pending):
-            if self.drafts and not self._reads_unshown_what_if(name):
+            if self.drafts and self._reads_what_if(name) and not self._reads_unshown_what_if(name):
                 self._emit_derived(name)
 
     def _resolve(self, names: set[str]) -> None:
@@ -382,7 +389,11 @@ class Working:
     def _above(self, draft: _Draft) -> Any:
         """The scope of the section just above `draft` (what a what-if is said against), if any."""
         index = self.drafts.index(draft)
-        return _NONE if index == 0 else self.drafts[index - 1].scope
+        if index == 0:
+            return _NONE
+        above = self.drafts[index - 1].scope
+        # every what-if changes the question's own set-up, so one after another is said against it
+        return None if above is not None and draft.scope not in (None, above) else above
 
     def _derive(
         self, variant: Variant, scope: str | None, names: list[str], *, asked: set[str], option: bool = False
