@@ -112,3 +112,18 @@ def test_a_second_what_if_is_said_against_the_question_s_own_values() -> None:
         "- runtime stays at 390 µs",
         "- **(b)** runtime ÷ runtime with twice the memory bandwidth = 390 µs ÷ 390 µs = **1**",
     ]
+
+
+def test_ridge_point_works_from_the_intensity_the_prompt_gives() -> None:
+    """roofline/ridge-point listed "FLOPs = 59 GFLOP · bytes moved = 1 GB", which no prompt shows;
+    the prompt gives the chip and the intensity only. Seed 1 (a TPU v5p, 459 TFLOP/s bf16, 2.765 TB/s):
+    ridge 459 ÷ 2.765 = 166 FLOP/B; 190 FLOP/B is above it, compute-bound; the roof there is
+    min(459, 2.765 × 190 = 525) = 459 TFLOP/s."""
+    lines = _lines("roofline/ridge-point", 1)
+    assert "Given: peak FLOP/s = 459 TFLOP/s · memory bandwidth = 2.765 TB/s · arithmetic intensity = 190 FLOP/B" in lines
+    assert not any("FLOPs =" in line or "bytes moved" in line for line in lines)
+    assert "- **(b)** Bound: arithmetic intensity 190 FLOP/B ≥ ridge point 166 FLOP/B, so compute-bound" in lines
+    assert lines[-1] == (
+        "- **(c)** attainable FLOP/s = min(peak FLOP/s, memory bandwidth × arithmetic intensity)"
+        " = min(459 TFLOP/s, 2.765 TB/s × 190 FLOP/B) = **459 TFLOP/s**"
+    )
