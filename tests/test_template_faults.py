@@ -127,3 +127,18 @@ def test_ridge_point_works_from_the_intensity_the_prompt_gives() -> None:
         "- **(c)** attainable FLOP/s = min(peak FLOP/s, memory bandwidth × arithmetic intensity)"
         " = min(459 TFLOP/s, 2.765 TB/s × 190 FLOP/B) = **459 TFLOP/s**"
     )
+
+
+def test_a_what_if_worked_twice_reads_off_what_it_showed() -> None:
+    """performance_model/batching-gain worked batch 1 in full for (a), then again for (c), each
+    value "falling" anew. Seed 1: the first what-if names its baseline (the prompt's batch of
+    128); the second says only what is new: 1 ÷ 17.4 ms = 57.6 tokens/s against 128 ÷ 22.6 ms =
+    5,670 tokens/s, 5,670 ÷ 57.6 = 98.4."""
+    lines = _lines("performance_model/batching-gain", 1)
+    assert lines[2] == "*With batch at 1 instead of 128:*"
+    c = len(lines) - 1 - lines[::-1].index("*With batch at 1 instead of 128:*")
+    assert lines[c + 1 : c + 4] == [
+        "",
+        "- throughput falls from 5,670 tokens/s to 57.6 tokens/s",
+        "- **(c)** throughput ÷ throughput with batch 1 = 5,670 tokens/s ÷ 57.6 tokens/s = **98.4**",
+    ]

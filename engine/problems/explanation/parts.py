@@ -106,8 +106,8 @@ class Working:
             draft.said.add(step.name)
             if asked:
                 draft.parts[step.name] = letter
-            elif scope is None and above is not _NONE and step.name in texts:
-                continue  # back to the question's own values: the reader has them above
+            elif above is not _NONE and step.name in texts:
+                continue  # back to a setting worked above: the reader has its values
             elif above is not _NONE and step.name in self.texts.get(above, {}):
                 old = float(self.variant.lookup(step.name, above))
                 if math.isclose(old, step.value, rel_tol=1e-9):
@@ -265,8 +265,9 @@ class Working:
             self.drafts.pop()  # opened for nothing: the reader never saw it
             self._enter(scope)
             return
-        if not self.drafts:
-            heading = "" if scope is None else f"With {setting(self.template, self.variant, scope)}"
+        if not self.drafts:  # a what-if first is still said against the question's own values
+            said = changes(self.template, self.variant, None, scope) if scope is not None else ""
+            heading = "" if scope is None else f"With {said or setting(self.template, self.variant, scope)}"
         else:
             before = self.drafts[-1].scope
             if scope is None:
