@@ -142,3 +142,17 @@ def test_a_what_if_worked_twice_reads_off_what_it_showed() -> None:
         "- throughput falls from 5,670 tokens/s to 57.6 tokens/s",
         "- **(c)** throughput ÷ throughput with batch 1 = 5,670 tokens/s ÷ 57.6 tokens/s = **98.4**",
     ]
+
+
+def test_the_1_gib_row_reads_as_1_gib() -> None:
+    """parallelism/nccl-tests-table names "the 1 GiB row"; its what-if read "1.074 GB"
+    (2³⁰ B = 1,073,741,824 B is 1 GiB exactly)."""
+    headings = [line for line in _lines("parallelism/nccl-tests-table", 1) if line.startswith("*With")]
+    assert headings[0].startswith("*With buffer per GPU = 1 GiB and measured time = ")
+
+
+def test_a_swapped_model_s_size_is_not_named_as_a_template_count() -> None:
+    """Naming a what-if by the count it is set from ("chips = 2 (the fleet chips)") is for counts;
+    a swapped-in model's parameters read as a change: Llama 3.1 70B's 70.6B to the 8B's 8.03B."""
+    headings = [line for line in _lines("speculative/large-batch", 1) if line.startswith("*With")]
+    assert headings == ["*With the model Llama 3.1 8B and params and active params at 8.03B params instead of 70.6B params:*"]

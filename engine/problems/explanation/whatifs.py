@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from perfdrill.engine.model.evaluation import computed
-from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of
+from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, is_whole, label_of
 from perfdrill.engine.model.inefficiencies import SETTING_WORDS
 from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.values import value_text
@@ -69,11 +69,13 @@ def changes(
 
 
 def _set_from(template: Template, scope: str | None, name: str) -> str | None:
-    """The quantity a scenario sets `name` to, when it is another computed or derived one ("best
-    draft length", "fleet chips"): then "twice the k" would misread a choice as a scaling."""
+    """The quantity a scenario sets `name` to, when it is another computed one ("best draft
+    length") or a count of the template's own ("fleet chips"): then "twice the k" would misread a
+    choice as a scaling."""
     expression = template.scenarios.get(scope or "", {}).get(name)
     read = {read for _, read in expression.names} if expression is not None else set()
-    sources = read & (set(computed(template.workload)) | {d.name for d in template.derived}) - {name}
+    counts = {d.name for d in template.derived} if is_whole(template.workload, name) else set()
+    sources = read & (set(computed(template.workload)) | counts) - {name}
     return label_of(template.workload, sources.pop()) if len(sources) == 1 and read == sources else None
 
 
