@@ -56,7 +56,9 @@ def test_a_percent_is_compared_with_a_percent() -> None:
     """training/mfu-claim compared "97.7 % ≥ 0.3". Seed 1: 383 PFLOP ÷ 6.15 s = 62.3 PFLOP/s over
     256 × 459 TFLOP/s = 117.5 PFLOP/s is 53%, between the rule's 30% and 60%."""
     verdict = _lines("training/mfu-claim", 1)[-1]
-    assert verdict.endswith("achieved MFU 53 % ≥ 30 %, achieved MFU 53 % ≤ 60 %, so typical of large published runs")
+    assert verdict.endswith(
+        "achieved MFU 53 % ≥ 30 %, achieved MFU 53 % ≤ 60 %, so typical of large published runs"
+    )
 
 
 def _part_letters(lines: list[str]) -> list[str]:
@@ -69,7 +71,9 @@ def test_group_scales_work_bits_before_bytes_per_weight() -> None:
     0.4531 B per weight; scales alone 72.7e9 × 20 ÷ (8 × 32) = 5.68 GB."""
     lines = _lines("quantization/group-scales", 1)
     steps = [line for line in lines if line.startswith("- ")]
-    assert steps[0] == "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 20 ÷ 32 + 3 = **3.625**"
+    assert steps[0] == (
+        "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 20 ÷ 32 + 3 = **3.625**"
+    )
     assert steps[1].endswith("= 72.7B params × 20 ÷ (8 × 32) = **5.68 GB**")
     assert steps[2] == "- bytes per weight = quantized bits per value ÷ 8 = 3.625 ÷ 8 = 0.4531 B/param"
     assert steps[3].startswith("- **(c)** weight bytes = params × bytes per weight")
@@ -81,7 +85,10 @@ def test_fp4_works_its_parts_in_order_from_the_bits() -> None:
     bits, 4.25 ÷ 8 = 0.5312 B per weight (seed 1), shown after (a), never before it."""
     lines = _lines("quantization/fp4-blackwell", 1)
     steps = [line for line in lines if line.startswith("- ")]
-    assert steps[0] == "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 8 ÷ 32 + 4 = **4.25**"
+    assert (
+        steps[0]
+        == "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 8 ÷ 32 + 4 = **4.25**"
+    )
     assert steps[1] == "- bytes per weight = quantized bits per value ÷ 8 = 4.25 ÷ 8 = 0.5312 B/param"
     assert _part_letters(lines) == ["a", "b", "c", "d", "e", "f"]
 
@@ -105,7 +112,9 @@ def test_a_second_what_if_is_said_against_the_question_s_own_values() -> None:
     1.008 TB/s = 262 µs of memory; twice the bandwidth halves memory to 131 µs and leaves the
     compute-bound 390 µs as it was: 390 ÷ 390 = 1."""
     lines = _lines("roofline/faster-chip", 1)
-    b = lines.index("*With twice the memory bandwidth (2.016 TB/s), and the question's own peak FLOP/s (165.2 TFLOP/s):*")
+    b = lines.index(
+        "*With twice the memory bandwidth (2.016 TB/s), and the question's own peak FLOP/s (165.2 TFLOP/s):*"
+    )
     assert lines[b + 1 :] == [
         "",
         "- memory time halves from 262 µs to 131 µs",
@@ -120,9 +129,14 @@ def test_ridge_point_works_from_the_intensity_the_prompt_gives() -> None:
     ridge 459 ÷ 2.765 = 166 FLOP/B; 190 FLOP/B is above it, compute-bound; the roof there is
     min(459, 2.765 × 190 = 525) = 459 TFLOP/s."""
     lines = _lines("roofline/ridge-point", 1)
-    assert "Given: peak FLOP/s = 459 TFLOP/s · memory bandwidth = 2.765 TB/s · arithmetic intensity = 190 FLOP/B" in lines
+    assert (
+        "Given: peak FLOP/s = 459 TFLOP/s · memory bandwidth = 2.765 TB/s · arithmetic intensity = 190 FLOP/B"
+        in lines
+    )
     assert not any("FLOPs =" in line or "bytes moved" in line for line in lines)
-    assert "- **(b)** Bound: arithmetic intensity 190 FLOP/B ≥ ridge point 166 FLOP/B, so compute-bound" in lines
+    assert (
+        "- **(b)** Bound: arithmetic intensity 190 FLOP/B ≥ ridge point 166 FLOP/B, so compute-bound" in lines
+    )
     assert lines[-1] == (
         "- **(c)** attainable FLOP/s = min(peak FLOP/s, memory bandwidth × arithmetic intensity)"
         " = min(459 TFLOP/s, 2.765 TB/s × 190 FLOP/B) = **459 TFLOP/s**"
@@ -155,4 +169,6 @@ def test_a_swapped_model_s_size_is_not_named_as_a_template_count() -> None:
     """Naming a what-if by the count it is set from ("chips = 2 (the fleet chips)") is for counts;
     a swapped-in model's parameters read as a change: Llama 3.1 70B's 70.6B to the 8B's 8.03B."""
     headings = [line for line in _lines("speculative/large-batch", 1) if line.startswith("*With")]
-    assert headings == ["*With the model Llama 3.1 8B and params and active params at 8.03B params instead of 70.6B params:*"]
+    assert headings == [
+        "*With the model Llama 3.1 8B and params and active params at 8.03B params instead of 70.6B params:*"
+    ]

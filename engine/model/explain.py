@@ -306,8 +306,12 @@ def _reason(context: _Context, reason: Reason) -> Node:
     if reason.op in ("==", "!=") and isinstance(left, str) and context.categorical(left):
         return word(phrase(context.workload, left, context.values[left]) or "")  # "memory-bound"
     unit = _unit_of(context, (reason.op, reason.left, reason.right))
-    percent = any(isinstance(side, str) and context.value_text(side).endswith("%") for side in (left, reason.right))
-    return row(_side(context, left, unit, percent), relation(reason.op), _side(context, reason.right, unit, percent))
+    percent = any(
+        isinstance(side, str) and context.value_text(side).endswith("%") for side in (left, reason.right)
+    )
+    return row(
+        _side(context, left, unit, percent), relation(reason.op), _side(context, reason.right, unit, percent)
+    )
 
 
 def _side(context: _Context, tree: Tree, unit: str, percent: bool = False) -> Node:

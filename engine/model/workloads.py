@@ -316,5 +316,9 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
         *KV_RELOAD,
     ],
     # A kernel known only by its arithmetic intensity: no FLOPs or bytes a question never gave.
-    "intensity_roofline": lambda: [*SYSTEM, bound_at_intensity(), attainable_flops(SYM["arithmetic_intensity"])],
+    "intensity_roofline": lambda: [
+        *SYSTEM,
+        bound_at_intensity(),
+        attainable_flops(SYM["arithmetic_intensity"]),
+    ],
 }

@@ -333,7 +333,9 @@ class Working:
             if name in unshown:  # worked where a step first reads it, after any what-if it reads
                 self.pending.append(name)
                 continue
-            derated = derated_step(self.template, self.variant, name, self._as_prompted) if scope is None else None
+            derated = (
+                derated_step(self.template, self.variant, name, self._as_prompted) if scope is None else None
+            )
             if derated is not None:  # worked, so the reader sees where the efficiency enters
                 texts[name] = derated.result
                 self.worked.setdefault(scope, set()).add(name)
