@@ -89,7 +89,11 @@ def step_faults(step: Step, before: str) -> list[str]:
 
 
 def _as_percent(figure: str, before: str) -> bool:
-    """A fraction (0.45) that an earlier line showed as a percentage (45%)."""
+    """A fraction (0.45) that an earlier line showed as a percentage (45%), or a percentage (45 %)
+    the prompt wrote without its space."""
+    spaced = "\u00a0%"
+    if figure.endswith(spaced) and figure.removesuffix(spaced) + "%" in before:
+        return True
     try:
         percent = float(figure) * 100
     except ValueError:

@@ -39,16 +39,21 @@ def test_an_efficiency_is_shown_where_it_enters() -> None:
     givens. Seed 1 (an MI300X: 7 peers × 64 GB/s = 448 GB/s one way): 448 × 0.9 = 403.2 GB/s,
     64 × 0.9 = 57.6 GB/s, each worked as a step and never listed as a given."""
     lines = _lines("parallelism/fsdp-collectives", 1)
-    assert "- link bandwidth = 448 GB/s × 90% = 403.2 GB/s" in lines
-    assert "- link bandwidth per peer = 64 GB/s × 90% = 57.6 GB/s" in lines
+    assert "- link bandwidth = datasheet link bandwidth × efficiency = 448 GB/s × 90 % = 403.2 GB/s" in lines
+    per_peer = "- link bandwidth per peer = datasheet link bandwidth per peer × efficiency"
+    assert f"{per_peer} = 64 GB/s × 90 % = 57.6 GB/s" in lines
     assert not any(line.startswith("Given:") and "link bandwidth" in line for line in lines)
 
 
 def test_hierarchical_all_reduce_works_its_nic_bandwidth() -> None:
     """parallelism/hierarchical-all-reduce (a) appeared only as a given. Seed 1: a 400 Gb/s NIC
-    is 400 ÷ 8 = 50 GB/s, of which the fabric delivers 95%: 50 × 0.95 = 47.5 GB/s."""
+    is 400 ÷ 8 = 50 GB/s, of which the fabric delivers 95%: 50 × 0.95 = 47.5 GB/s, worked from the
+    400 Gb/s the prompt quotes."""
     lines = _lines("parallelism/hierarchical-all-reduce", 1)
-    assert "- **(a)** network bandwidth = 50 GB/s × 95% = **47.5 GB/s**" in lines
+    assert (
+        "- **(a)** network bandwidth = datasheet network bandwidth × fabric share"
+        " = 400 Gb/s ÷ 8 × 95 % = **47.5 GB/s**" in lines
+    )
     assert not any(line.startswith("Given:") and "network bandwidth" in line for line in lines)
 
 
@@ -172,3 +177,12 @@ def test_a_swapped_model_s_size_is_not_named_as_a_template_count() -> None:
     assert headings == [
         "*With the model Llama 3.1 8B and params and active params at 8.03B params instead of 70.6B params:*"
     ]
+
+
+def test_an_mfu_the_prompt_gives_in_percent_stays_in_percent_in_the_steps() -> None:
+    """The givens said "MFU = 55%" and the step "× 0.55". training/time-6nd seed 1: 128 × 312
+    TFLOP/s × 0.55 = 21.96 PFLOP/s; 6 × 6.74e9 × 730e9 = 2.95e22 FLOP ÷ 21.96 PFLOP/s = 1.344e6 s =
+    15.6 days."""
+    lines = _lines("training/time-6nd", 1)
+    assert "- system FLOP/s = chips × peak FLOP/s × MFU = 128 × 312 TFLOP/s × 55 % = 22 PFLOP/s" in lines
+    assert lines[-1].endswith("= **15.6 days**")

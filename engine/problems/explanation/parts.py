@@ -13,7 +13,7 @@ from perfdrill.engine.model.evaluation import INPUTS, computed
 from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
 from perfdrill.engine.model.generated_display import VALUE_WORDS
 from perfdrill.engine.model.maths import quantity
-from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
 from perfdrill.engine.problems.explanation.steps import derated_step, derived_step, expression_step
 from perfdrill.engine.problems.explanation.values import binary_names, units, unshown_derived, value_text
@@ -281,14 +281,15 @@ class Working:
         self.drafts.append(draft)
         self._givens(draft)
 
-    def _as_prompted(self, shown: str) -> str:
-        """A given as the prompt writes it: an MFU of 0.55 the prompt calls "55%" reads 55%."""
+    def _as_prompted(self, shown: str, space: str = NBSP) -> str:
+        """A value as the prompt writes it: an MFU of 0.55 the prompt calls "55%" reads 55%
+        (inside arithmetic 55 %, `space`d as every other unit is)."""
         try:
             fraction = float(shown)
         except ValueError:
             return shown
-        percent = f"{fraction * 100:.10g}%"
-        return percent if 0 < fraction < 1 and percent in self.prompt else shown
+        percent = f"{fraction * 100:.10g}"
+        return f"{percent}{space}%" if 0 < fraction < 1 and f"{percent}%" in self.prompt else shown
 
     def _reverted(self, before: str | None, scope: str) -> str:
         """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
@@ -334,7 +335,9 @@ class Working:
                 self.pending.append(name)
                 continue
             derated = (
-                derated_step(self.template, self.variant, name, self._as_prompted) if scope is None else None
+                derated_step(self.template, self.variant, name, self._as_prompted, self.prompt)
+                if scope is None
+                else None
             )
             if derated is not None:  # worked, so the reader sees where the efficiency enters
                 texts[name] = derated.result
@@ -343,12 +346,12 @@ class Working:
                 draft.items.append(derated)
                 continue
             shown = value_text(self.template, self.variant, name, float(values[name]))
-            texts[name] = shown
+            texts[name] = self._as_prompted(shown)  # an MFU the prompt calls 40% is 40 % in the steps too
             clause = VALUE_WORDS.get(name, {}).get(round(float(values[name])))
             if clause is not None:  # a case the question sets in words: "the cache crosses the network"
                 draft.items.insert(0, f"{clause[:1].upper()}{clause[1:]}.")
                 continue
-            draft.givens.append(Given(label_of(self.template.workload, name), self._as_prompted(shown)))
+            draft.givens.append(Given(label_of(self.template.workload, name), self._as_prompted(shown, "")))
 
     def _reads_unshown_what_if(self, name: str) -> bool:
         by_name = {d.name: d for d in self.template.derived}

@@ -10,9 +10,9 @@ from typing import Any
 
 from perfdrill.engine.model.evaluation import computed
 from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of, renamed
-from perfdrill.engine.model.maths import Tree, evaluate, names_in, quantity, word
+from perfdrill.engine.model.maths import Tree, evaluate, names_in, op, quantity, row, word
 from perfdrill.engine.model.maths import display as display_node
-from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.values import categorical, value_text
 from perfdrill.engine.problems.explanation.whatifs import scenario_change
 from perfdrill.engine.problems.templates import Template
@@ -31,10 +31,13 @@ def derived_step(template: Template, variant: Variant, name: str, shown: Shown) 
     return Step(name, label, step.formula, step.substituted, step.result, step.value)
 
 
-def derated_step(template: Template, variant: Variant, name: str, shown: Callable[[str], str]) -> Step | None:
+def derated_step(
+    template: Template, variant: Variant, name: str, shown: Callable[[str], str], prompt: str
+) -> Step | None:
     """An input the template derates from the chip's own figure (`link_bandwidth: link_bandwidth *
-    efficiency`) as a step, "link bandwidth = 900 GB/s × 80% = 720 GB/s", so the reader sees where
-    the factor enters; None for any other input. `shown` writes a drawn factor as the prompt does."""
+    efficiency`) as a step, "link bandwidth = datasheet link bandwidth × efficiency = 900 GB/s × 80 %
+    = 720 GB/s", so the reader sees where the factor enters; None for any other input. `shown`
+    writes a drawn factor as the `prompt` does, and a NIC the prompt quotes in Gb/s stays in Gb/s."""
     expression = template.inputs.get(name)
     if expression is None or (None, name) not in expression.names or isinstance(expression.tree, ast.Name):
         return None
@@ -45,13 +48,21 @@ def derated_step(template: Template, variant: Variant, name: str, shown: Callabl
 
     def value_of(key: str) -> Any:
         own = _name(key)
-        if own == name:  # the chip's figure, before the template derates it
-            return quantity(value_text(template, variant, own, spec[own]))
-        return quantity(shown(value_text(template, variant, own, float(variant.lookup(own, None)))))
+        if own != name:
+            return quantity(shown(value_text(template, variant, own, float(variant.lookup(own, None)))))
+        bits = f"{format_quantity(spec[own] * 8 / 1e9, '1')}{NBSP}Gb/s"  # the chip's figure, as quoted
+        if bits.replace(NBSP, " ") in prompt.replace(NBSP, " "):
+            return row(quantity(bits), op("÷"), quantity("8"))
+        return quantity(value_text(template, variant, own, spec[own]))
+
+    def name_of(key: str) -> Any:
+        own = label_of(template.workload, _name(key))
+        return word(f"datasheet {own}" if _name(key) == name else own)
 
     value = float(variant.inputs[name])
     result = value_text(template, variant, name, value)
-    return Step(name, label_of(template.workload, name), display_node(tree, value_of), None, result, value)
+    formula, substituted = display_node(tree, name_of), display_node(tree, value_of)
+    return Step(name, label_of(template.workload, name), formula, substituted, result, value)
 
 
 def expression_step(
