@@ -15,8 +15,19 @@ from perfdrill.engine.model.generated_display import VALUE_WORDS
 from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
-from perfdrill.engine.problems.explanation.steps import derated_step, derived_step, expression_step
-from perfdrill.engine.problems.explanation.values import binary_names, units, unshown_derived, value_text
+from perfdrill.engine.problems.explanation.steps import (
+    derated_step,
+    derived_step,
+    expression_step,
+    reads_what_if,
+)
+from perfdrill.engine.problems.explanation.values import (
+    as_prompted,
+    binary_names,
+    units,
+    unshown_derived,
+    value_text,
+)
 from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
 from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import Variant
@@ -281,16 +292,6 @@ class Working:
         self.drafts.append(draft)
         self._givens(draft)
 
-    def _as_prompted(self, shown: str, space: str = NBSP) -> str:
-        """A value as the prompt writes it: an MFU of 0.55 the prompt calls "55%" reads 55%
-        (inside arithmetic 55 %, `space`d as every other unit is)."""
-        try:
-            fraction = float(shown)
-        except ValueError:
-            return shown
-        percent = f"{fraction * 100:.10g}"
-        return f"{percent}{space}%" if 0 < fraction < 1 and f"{percent}%" in self.prompt else shown
-
     def _reverted(self, before: str | None, scope: str) -> str:
         """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
         and this one does not."""
@@ -335,7 +336,13 @@ class Working:
                 self.pending.append(name)
                 continue
             derated = (
-                derated_step(self.template, self.variant, name, self._as_prompted, self.prompt)
+                derated_step(
+                    self.template,
+                    self.variant,
+                    name,
+                    lambda x: as_prompted(x, self.prompt, NBSP),
+                    self.prompt,
+                )
                 if scope is None
                 else None
             )
@@ -346,12 +353,16 @@ class Working:
                 draft.items.append(derated)
                 continue
             shown = value_text(self.template, self.variant, name, float(values[name]))
-            texts[name] = self._as_prompted(shown)  # an MFU the prompt calls 40% is 40 % in the steps too
+            texts[name] = as_prompted(
+                shown, self.prompt, NBSP
+            )  # an MFU the prompt calls 40% is 40 % in the steps too
             clause = VALUE_WORDS.get(name, {}).get(round(float(values[name])))
             if clause is not None:  # a case the question sets in words: "the cache crosses the network"
                 draft.items.insert(0, f"{clause[:1].upper()}{clause[1:]}.")
                 continue
-            draft.givens.append(Given(label_of(self.template.workload, name), self._as_prompted(shown, "")))
+            draft.givens.append(
+                Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, ""))
+            )
 
     def _reads_unshown_what_if(self, name: str) -> bool:
         by_name = {d.name: d for d in self.template.derived}
@@ -361,18 +372,11 @@ class Working:
             for scope, used in by_name[name].value.names
         )
 
-    def _reads_what_if(self, name: str) -> bool:
-        by_name = {d.name: d for d in self.template.derived}
-        return any(
-            scope is not None or (used in by_name and used != name and self._reads_what_if(used))
-            for scope, used in by_name[name].value.names
-        )
-
     def flush(self) -> None:
         """Work each derived value that waited for a what-if, once that what-if is shown; any other
         waits for the step that first reads it (bytes per weight after (a)'s bits per weight)."""
         for name in list(self.pending):
-            if self.drafts and self._reads_what_if(name) and not self._reads_unshown_what_if(name):
+            if self.drafts and reads_what_if(self.template, name) and not self._reads_unshown_what_if(name):
                 self._emit_derived(name)
 
     def _resolve(self, names: set[str]) -> None:

@@ -31,6 +31,15 @@ def derived_step(template: Template, variant: Variant, name: str, shown: Shown) 
     return Step(name, label, step.formula, step.substituted, step.result, step.value)
 
 
+def reads_what_if(template: Template, name: str) -> bool:
+    """True for a derived value that reads a what-if, itself or through another derived value."""
+    by_name = {d.name: d for d in template.derived}
+    return any(
+        scope is not None or (used in by_name and used != name and reads_what_if(template, used))
+        for scope, used in by_name[name].value.names
+    )
+
+
 def derated_step(
     template: Template, variant: Variant, name: str, shown: Callable[[str], str], prompt: str
 ) -> Step | None:

@@ -63,6 +63,17 @@ def value_text(
         return format_quantity(float(value), "1", digits=digits)
 
 
+def as_prompted(shown: str, prompt: str, space: str) -> str:
+    """A value as the `prompt` writes it: an MFU of 0.55 the prompt calls "55%" reads 55% (inside
+    arithmetic 55 %, with the `space` every other unit has)."""
+    try:
+        fraction = float(shown)
+    except ValueError:
+        return shown
+    percent = f"{fraction * 100:.10g}"
+    return f"{percent}{space}%" if 0 < fraction < 1 and f"{percent}%" in prompt else shown
+
+
 def categorical(workload: str, name: str) -> bool:
     """True for a quantity whose value is a category (yes/no, compute/memory)."""
     return name in computed(workload) and info(workload, name).labels is not None
