@@ -48,6 +48,7 @@ _PLAIN = {
     "USD": 1.0,  # prices: both sides of a step carry them alike (USD/h beside 3,600 s/h)
     "USD/h": 1.0,
     "USD/token": 1.0,
+    "Gb/s": 1e9,  # a NIC quoted in gigabits per second: the step divides by 8 bits a byte itself
 }
 _COUNT_SUFFIX = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 
@@ -333,8 +334,9 @@ def bracket_faults(text: str) -> list[str]:
 def shown_as(figure: str, text: str) -> bool:
     """True when `text` shows `figure`, or shows the same value to fewer or more figures: a step
     may write 948.105 ms or 1,026 GFLOP where it needs the digits, after an earlier line showed
-    948 ms or 1,030 GFLOP (same unit; each figure's rounding covers the other)."""
-    if figure in text:
+    948 ms or 1,030 GFLOP (same unit; each figure's rounding covers the other); a spec the prompt
+    quotes with a plain space ("400 Gb/s") is shown too."""
+    if figure in text or figure.replace(NBSP, " ") in text:
         return True
     used = _FIGURE.fullmatch(figure)
     if used is None:

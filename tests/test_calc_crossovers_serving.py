@@ -86,6 +86,9 @@ def test_a_matmul_that_never_turns_compute_bound_has_no_batch(run_cli) -> None:
     document = json.loads(out)
     assert "compute_bound_batch" not in document["results"]
     assert "compute_bound_batch" in document["omitted"]
+    code, out, err = run_cli("calc", "matmul", "--chip", "h100-sxm", "--m", "512", "--k", "256", "--n", "256")
+    assert "compute_bound_batch: never compute-bound: however large the batch" in out, out
+    assert "division by zero" not in out
 
 
 def test_the_table_prints_measured_results_beside_the_model(run_cli) -> None:

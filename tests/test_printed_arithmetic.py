@@ -99,7 +99,10 @@ def step_faults(step: Step, before: str) -> list[str]:
 
 def _as_percent(figure: str, before: str) -> bool:
     """A fraction (0.45, 0.1515) that an earlier line showed as a percentage (45%, 15.2 %), to
-    the percentage's own rounding."""
+    the percentage's own rounding, or a percentage (45 %) the prompt wrote without its space."""
+    spaced = "\u00a0%"
+    if figure.endswith(spaced) and figure.removesuffix(spaced) + "%" in before:
+        return True
     try:
         percent = float(figure) * 100
     except ValueError:

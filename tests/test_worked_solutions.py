@@ -78,7 +78,7 @@ def test_a_chained_step_recomputes_from_what_it_prints() -> None:
     (6.968e21 ÷ 1.037e18 s = 6,719 s = 0.07777 days)."""
     text = _text(_problem("training/chinchilla-check", 523305))
     assert "= 6.968 × 10²¹ FLOP ÷ 1.037 EFLOP/s = 0.0778 days" in text
-    assert "system FLOP/s = chips × peak FLOP/s × MFU = 1,024 × 2.25 PFLOP/s × 0.45 = 1.04 EFLOP/s" in text
+    assert "system FLOP/s = chips × peak FLOP/s × MFU = 1,024 × 2.25 PFLOP/s × 45 % = 1.04 EFLOP/s" in text
 
 
 def test_a_what_if_never_re_derives_a_given() -> None:

@@ -17,6 +17,13 @@ from perfdrill.engine.model import Available, computed, dependencies, evaluate_a
 Way = frozenset[str]
 MAX_WAYS = 4  # enough to show each kind of answer; more only lists larger sets of flags
 
+# Why a quantity has no value where its formula divides by zero for the inputs given, in a
+# reader's words; one not listed says "undefined (division by zero)".
+NEVER_REACHED = {
+    "compute_bound_m": "never compute-bound: however large the batch, a row's 2·k·n FLOPs never outgrow "
+    "the ridge point × its activation bytes, a·(k + n)",
+}
+
 
 def suppliers(options: Iterable[tuple[str, Sequence[str]]]) -> dict[str, list[str]]:
     """Formula name -> the flags that supply it, from (flag, names it supplies) pairs."""
@@ -126,6 +133,6 @@ class Hints:
             raise UsageError(f"{result} is too large or too small to represent: check the magnitudes given")
         rests_on = dependencies(self.workload, [quantity])
         flags = [flag for name, flag in self.zero_inputs.items() if name in rests_on]
-        return flags, (
-            f"undefined when {' and '.join(flags)} is 0" if flags else "undefined (division by zero)"
-        )
+        if flags:
+            return flags, f"undefined when {' and '.join(flags)} is 0"
+        return flags, NEVER_REACHED.get(quantity, "undefined (division by zero)")

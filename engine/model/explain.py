@@ -34,7 +34,7 @@ from perfdrill.engine.model.maths import (
 from perfdrill.engine.model.maths import (
     display as display_node,
 )
-from perfdrill.engine.model.numbers import format_base_in, format_quantity
+from perfdrill.engine.model.numbers import NBSP, format_base_in, format_quantity
 from perfdrill.engine.model.printed import extra_figures
 from perfdrill.engine.model.spoken import spoken
 
@@ -360,13 +360,21 @@ def _reason(context: _Context, reason: Reason) -> Node:
     if reason.op in ("==", "!=") and isinstance(left, str) and context.categorical(left):
         return word(phrase(context.workload, left, context.values[left]) or "")  # "memory-bound"
     unit = _unit_of(context, (reason.op, reason.left, reason.right))
-    return row(_side(context, left, unit), relation(reason.op), _side(context, reason.right, unit))
+    percent = any(
+        isinstance(side, str) and context.value_text(side).endswith("%") for side in (left, reason.right)
+    )
+    return row(
+        _side(context, left, unit, percent), relation(reason.op), _side(context, reason.right, unit, percent)
+    )
 
 
-def _side(context: _Context, tree: Tree, unit: str) -> Node:
-    """One side of a comparison: "compute time 373 ns", "max(launch time, …) = 500 µs", or "0"."""
+def _side(context: _Context, tree: Tree, unit: str, percent: bool = False) -> Node:
+    """One side of a comparison: "compute time 373 ns", "max(launch time, …) = 500 µs", or "0";
+    a threshold against a value shown in percent is in percent too ("71.8 % ≥ 30 %", never "≥ 0.3")."""
     if isinstance(tree, str):
         return row(word(label_of(context.workload, tree)), quantity(context.value_text(tree)))
+    if not names_in(tree) and percent:
+        return quantity(f"{format_quantity(float(evaluate(tree, {})) * 100, '1')}{NBSP}%")
     if not names_in(tree):
         return display_node(tree, word)
     shown = display_node(tree, lambda n: word(label_of(context.workload, n)))

@@ -143,6 +143,8 @@ INPUTS: dict[str, tuple[str, str]] = {
         "token/s",
         "output tokens per second a server was measured to make, all chips together",
     ),
+    # A kernel known only by its intensity (`intensity_roofline`); elsewhere it is worked out.
+    "arithmetic_intensity": ("FLOP/byte", "FLOPs per byte a kernel moves, as given"),
 }
 SYM = {name: _s(name) for name in INPUTS}
 
@@ -155,6 +157,7 @@ INPUT_LABELS: dict[str, str] = {
     "chips": "chips",
     "mfu": "MFU",
     "mbu": "MBU",
+    "arithmetic_intensity": "arithmetic intensity",
     "link_bandwidth": "link bandwidth",
     "ici_link_bandwidth": "ICI link bandwidth",
     "ici_axes": "torus axes",
@@ -481,11 +484,30 @@ def roofline(prefix: str = "") -> list[Formula]:
             label=f"{of}bound",
             phrases=(f"{of}memory-bound", f"{of}compute-bound"),
         ),
-        define(
-            prefix + "attainable_flops",
-            Min(q("system_flops"), p("arithmetic_intensity") * q("system_bandwidth")),
-            "FLOP/s",
-            "the roof at this intensity",
-            label=f"{of}attainable FLOP/s",
-        ),
+        attainable_flops(p("arithmetic_intensity"), prefix),
     ]
+
+
+def bound_at_intensity() -> Formula:
+    """Which roof bounds a kernel known only by its intensity: the math's above the ridge point."""
+    return define(
+        "bound",
+        Piecewise((1, SYM["arithmetic_intensity"] >= q("ridge_point")), (0, True)),
+        "1",
+        "compute-bound at or above the ridge point",
+        labels=_BOUND_LABELS,
+        shown="compute if arithmetic_intensity ≥ ridge_point else memory",
+        label="bound",
+        phrases=("memory-bound", "compute-bound"),
+    )
+
+
+def attainable_flops(intensity: sympy.Expr, prefix: str = "") -> Formula:
+    """The roof at `intensity`: the bandwidth's slope below the ridge point, the peak above it."""
+    return define(
+        prefix + "attainable_flops",
+        Min(q("system_flops"), intensity * q("system_bandwidth")),
+        "FLOP/s",
+        "the roof at this intensity",
+        label=f"{prefix.replace('_', ' ')}attainable FLOP/s",
+    )

@@ -21,7 +21,17 @@ from perfdrill.engine.model.collectives import (
 )
 from perfdrill.engine.model.crossovers import ATTENTION_CROSSOVERS, MATMUL_CROSSOVER
 from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
-from perfdrill.engine.model.formulas import MODEL, SYM, SYSTEM, Formula, define, q, roofline
+from perfdrill.engine.model.formulas import (
+    MODEL,
+    SYM,
+    SYSTEM,
+    Formula,
+    attainable_flops,
+    bound_at_intensity,
+    define,
+    q,
+    roofline,
+)
 from perfdrill.engine.model.ici import ICI_COLLECTIVES, ICI_PARALLELISM
 from perfdrill.engine.model.inefficiencies import (
     DECODE_LAUNCH,
@@ -304,5 +314,11 @@ WORKLOADS: dict[str, Callable[[], list[Formula]]] = {
         *prefill(attention=True, prefix="prefill_"),
         *KV_TRANSFER,
         *KV_RELOAD,
+    ],
+    # A kernel known only by its arithmetic intensity: no FLOPs or bytes a question never gave.
+    "intensity_roofline": lambda: [
+        *SYSTEM,
+        bound_at_intensity(),
+        attainable_flops(SYM["arithmetic_intensity"]),
     ],
 }

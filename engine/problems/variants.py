@@ -287,6 +287,11 @@ def _fraction(value: Any, key: str) -> float:
     return float(value)
 
 
+def spec_inputs(template: Template, params: Mapping[str, Any]) -> dict[str, float]:
+    """The engine inputs the chip and model give, before the template's `inputs` block replaces any."""
+    return _spec_inputs(template, template.scenario, params)
+
+
 def _spec_inputs(
     template: Template, scenario: Mapping[str, Any], params: Mapping[str, Any]
 ) -> dict[str, float]:

@@ -13,10 +13,20 @@ from perfdrill.engine.model.evaluation import INPUTS, computed
 from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
 from perfdrill.engine.model.generated_display import VALUE_WORDS
 from perfdrill.engine.model.maths import quantity
-from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
-from perfdrill.engine.problems.explanation.steps import derived_step, expression_step
-from perfdrill.engine.problems.explanation.values import how_shown, unshown_derived, value_text
+from perfdrill.engine.problems.explanation.steps import (
+    derated_step,
+    derived_step,
+    expression_step,
+    reads_what_if,
+)
+from perfdrill.engine.problems.explanation.values import (
+    as_prompted,
+    how_shown,
+    unshown_derived,
+    value_text,
+)
 from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
 from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import Variant
@@ -106,12 +116,14 @@ class Working:
             draft.said.add(step.name)
             if asked:
                 draft.parts[step.name] = letter
-            elif scope is None and above is not _NONE and step.name in texts:
-                continue  # back to the question's own values: the reader has them above
+            elif above is not _NONE and step.name in texts:
+                continue  # back to a setting worked above: the reader has its values
             elif above is not _NONE and step.name in self.texts.get(above, {}):
                 old = float(self.variant.lookup(step.name, above))
                 if math.isclose(old, step.value, rel_tol=1e-9):
                     texts.setdefault(step.name, self.texts[above][step.name])
+                    if step.name in names:  # what the part reads: say it stays, so the reader has it
+                        draft.items.append(f"{step.label} stays at {texts[step.name]}")
                     continue  # the same as in the section just above
                 texts[step.name] = step.result
                 was = self.texts[above][step.name]
@@ -148,6 +160,9 @@ class Working:
     def _given_answer(self, scope: str | None, name: str, letter: str, answer: str) -> None:
         """A part that asks for a value the question supplies (a chip's NIC bandwidth): read off."""
         self._enter(scope)
+        if name in self.worked.get(scope, set()) and name in self.drafts[-1].said:  # derated just above
+            self.drafts[-1].parts[name] = letter
+            return
         label = label_of(self.template.workload, name)
         self._read_off(Step(name, label, None, None, answer, float(self.variant.lookup(name, scope))), letter)
 
@@ -259,8 +274,9 @@ class Working:
             self.drafts.pop()  # opened for nothing: the reader never saw it
             self._enter(scope)
             return
-        if not self.drafts:
-            heading = "" if scope is None else f"With {setting(self.template, self.variant, scope)}"
+        if not self.drafts:  # a what-if first is still said against the question's own values
+            said = changes(self.template, self.variant, None, scope) if scope is not None else ""
+            heading = "" if scope is None else f"With {said or setting(self.template, self.variant, scope)}"
         else:
             before = self.drafts[-1].scope
             if scope is None:
@@ -273,15 +289,6 @@ class Working:
         draft = _Draft(scope, heading)
         self.drafts.append(draft)
         self._givens(draft)
-
-    def _as_prompted(self, shown: str) -> str:
-        """A given as the prompt writes it: an MFU of 0.55 the prompt calls "55%" reads 55%."""
-        try:
-            fraction = float(shown)
-        except ValueError:
-            return shown
-        percent = f"{fraction * 100:.10g}%"
-        return percent if 0 < fraction < 1 and percent in self.prompt else shown
 
     def _reverted(self, before: str | None, scope: str) -> str:
         """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
@@ -323,19 +330,37 @@ class Working:
             if name in listed:
                 texts[name] = listed[name]  # listed or worked in an earlier section, unchanged
                 continue
-            if name in unshown:
-                if self._reads_unshown_what_if(name):
-                    self.pending.append(name)  # worked once the what-if it reads is (draft step time)
-                else:
-                    self._emit_derived(name)
+            if name in unshown:  # worked where a step first reads it, after any what-if it reads
+                self.pending.append(name)
+                continue
+            derated = (
+                derated_step(
+                    self.template,
+                    self.variant,
+                    name,
+                    lambda x: as_prompted(x, self.prompt, NBSP),
+                    self.prompt,
+                )
+                if scope is None
+                else None
+            )
+            if derated is not None:  # worked, so the reader sees where the efficiency enters
+                texts[name] = derated.result
+                self.worked.setdefault(scope, set()).add(name)
+                draft.said.add(name)
+                draft.items.append(derated)
                 continue
             shown = value_text(self.template, self.variant, name, float(values[name]))
-            texts[name] = shown
+            texts[name] = as_prompted(
+                shown, self.prompt, NBSP
+            )  # an MFU the prompt calls 40% is 40 % in the steps too
             clause = VALUE_WORDS.get(name, {}).get(round(float(values[name])))
             if clause is not None:  # a case the question sets in words: "the cache crosses the network"
                 draft.items.insert(0, f"{clause[:1].upper()}{clause[1:]}.")
                 continue
-            draft.givens.append(Given(label_of(self.template.workload, name), self._as_prompted(shown)))
+            draft.givens.append(
+                Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, ""))
+            )
 
     def _reads_unshown_what_if(self, name: str) -> bool:
         by_name = {d.name: d for d in self.template.derived}
@@ -346,9 +371,10 @@ class Working:
         )
 
     def flush(self) -> None:
-        """Work each derived value that waited for a what-if, once that what-if is shown."""
+        """Work each derived value that waited for a what-if, once that what-if is shown; any other
+        waits for the step that first reads it (bytes per weight after (a)'s bits per weight)."""
         for name in list(self.pending):
-            if self.drafts and not self._reads_unshown_what_if(name):
+            if self.drafts and reads_what_if(self.template, name) and not self._reads_unshown_what_if(name):
                 self._emit_derived(name)
 
     def _resolve(self, names: set[str]) -> None:
@@ -371,7 +397,11 @@ class Working:
     def _above(self, draft: _Draft) -> Any:
         """The scope of the section just above `draft` (what a what-if is said against), if any."""
         index = self.drafts.index(draft)
-        return _NONE if index == 0 else self.drafts[index - 1].scope
+        if index == 0:
+            return _NONE
+        above = self.drafts[index - 1].scope
+        # every what-if changes the question's own set-up, so one after another is said against it
+        return None if above is not None and draft.scope not in (None, above) else above
 
     def _derive(
         self, variant: Variant, scope: str | None, names: list[str], *, asked: set[str], option: bool = False

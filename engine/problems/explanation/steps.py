@@ -10,14 +10,14 @@ from typing import Any
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
 from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of, renamed
-from perfdrill.engine.model.maths import Tree, names_in, quantity, word
+from perfdrill.engine.model.maths import Tree, names_in, op, quantity, row, word
 from perfdrill.engine.model.maths import display as display_node
-from perfdrill.engine.model.numbers import base_unit, format_quantity
+from perfdrill.engine.model.numbers import NBSP, base_unit, format_quantity
 from perfdrill.engine.model.printed import extra_figures
 from perfdrill.engine.problems.explanation.values import categorical, units, value_text
 from perfdrill.engine.problems.explanation.whatifs import scenario_change
 from perfdrill.engine.problems.templates import Template
-from perfdrill.engine.problems.variants import Variant
+from perfdrill.engine.problems.variants import Variant, spec_inputs
 
 Shown = Callable[[str | None, str], str | None]  # (scope, name) -> the text an earlier line showed
 
@@ -34,6 +34,49 @@ def derived_step(
         return None
     label = label_of(template.workload, name)
     return Step(name, label, step.formula, step.substituted, step.result, step.value)
+
+
+def reads_what_if(template: Template, name: str) -> bool:
+    """True for a derived value that reads a what-if, itself or through another derived value."""
+    by_name = {d.name: d for d in template.derived}
+    return any(
+        scope is not None or (used in by_name and used != name and reads_what_if(template, used))
+        for scope, used in by_name[name].value.names
+    )
+
+
+def derated_step(
+    template: Template, variant: Variant, name: str, shown: Callable[[str], str], prompt: str
+) -> Step | None:
+    """An input the template derates from the chip's own figure (`link_bandwidth: link_bandwidth *
+    efficiency`) as a step, "link bandwidth = datasheet link bandwidth × efficiency = 900 GB/s × 80 %
+    = 720 GB/s", so the reader sees where the factor enters; None for any other input. `shown`
+    writes a drawn factor as the `prompt` does, and a NIC the prompt quotes in Gb/s stays in Gb/s."""
+    expression = template.inputs.get(name)
+    if expression is None or (None, name) not in expression.names or isinstance(expression.tree, ast.Name):
+        return None
+    tree = _tree(expression.tree)
+    if tree is None:
+        return None
+    spec = spec_inputs(template, variant.params)
+
+    def value_of(key: str) -> Any:
+        own = _name(key)
+        if own != name:
+            return quantity(shown(value_text(template, variant, own, float(variant.lookup(own, None)))))
+        bits = f"{format_quantity(spec[own] * 8 / 1e9, '1')}{NBSP}Gb/s"  # the chip's figure, as quoted
+        if bits.replace(NBSP, " ") in prompt.replace(NBSP, " "):
+            return row(quantity(bits), op("÷"), quantity("8"))
+        return quantity(value_text(template, variant, own, spec[own]))
+
+    def name_of(key: str) -> Any:
+        own = label_of(template.workload, _name(key))
+        return word(f"datasheet {own}" if _name(key) == name else own)
+
+    value = float(variant.inputs[name])
+    result = value_text(template, variant, name, value)
+    formula, substituted = display_node(tree, name_of), display_node(tree, value_of)
+    return Step(name, label_of(template.workload, name), formula, substituted, result, value)
 
 
 def expression_step(

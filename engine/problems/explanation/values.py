@@ -29,10 +29,18 @@ def binary_names(template: Template, variant: Variant) -> frozenset[str]:
     # An input the template builds from KiB or MiB (`sram_bytes: sram_kib * 1024`): its prompt
     # shows "192 KiB", so the working does too, never "196.6 kB".
     kibi = {name for name, expression in template.inputs.items() if _KIBI.search(expression.text)}
-    return frozenset(spec | asked | written | kibi)
+    # A what-if that sets a size of whole MiB or GiB (nccl-tests' 1 GiB row) reads "1 GiB", never "1.074 GB".
+    rows = {
+        name
+        for overrides in template.scenarios.values()
+        for name, expression in overrides.items()
+        if _WHOLE_MEBI.fullmatch(expression.text.strip()) and int(expression.text) % 1048576 == 0
+    }
+    return frozenset(spec | asked | written | kibi | rows)
 
 
 _KIBI = re.compile(r"\*\s*(?:1024|1048576)\b")
+_WHOLE_MEBI = re.compile(r"[1-9][0-9]{6,}")
 
 
 def units(template: Template) -> dict[str, str]:
@@ -87,6 +95,17 @@ def value_text(
         )
     except PerfdrillError:  # a template parameter the engine does not know
         return format_quantity(float(value), "1", digits=digits)
+
+
+def as_prompted(shown: str, prompt: str, space: str) -> str:
+    """A value as the `prompt` writes it: an MFU of 0.55 the prompt calls "55%" reads 55% (inside
+    arithmetic 55 %, with the `space` every other unit has)."""
+    try:
+        fraction = float(shown)
+    except ValueError:
+        return shown
+    percent = f"{fraction * 100:.10g}"
+    return f"{percent}{space}%" if 0 < fraction < 1 and f"{percent}%" in prompt else shown
 
 
 def categorical(workload: str, name: str) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from perfdrill.engine.model.evaluation import computed
-from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of
+from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, is_whole, label_of
 from perfdrill.engine.model.inefficiencies import SETTING_WORDS
 from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.values import value_text
@@ -41,13 +41,13 @@ def changes(
         old, new = float(before[name]), float(after[name])
         digits = 3 if name in computed(template.workload) else GIVEN_DIGITS
         label, shown = label_of(template.workload, name), value_text(template, variant, name, new, digits)
-        if math.isclose(old, new, rel_tol=1e-12):
-            continue
+        source = _set_from(template, scope, name)
+        if math.isclose(old, new, rel_tol=1e-12) and source is None:
+            continue  # unchanged; one set from a quantity is still named ("chips = 1 (the fleet chips)")
         words = SETTING_WORDS.get(name, {})
         if round(new) in words:  # a case in words: "the cache sent over PCIe", never "transfer link = 2"
             said.append(words[round(new)])
             continue
-        source = _set_from(template, scope, name)
         if source is not None or len(label) <= 2:  # set from another quantity, or a symbol such as k
             said.append(f"{label} = {shown}" + (f" (the {source})" if source and not brief else ""))
             continue
@@ -70,10 +70,12 @@ def changes(
 
 def _set_from(template: Template, scope: str | None, name: str) -> str | None:
     """The quantity a scenario sets `name` to, when it is another computed one ("best draft
-    length"): then "twice the k" would misread a choice as a scaling."""
+    length") or a count of the template's own ("fleet chips"): then "twice the k" would misread a
+    choice as a scaling."""
     expression = template.scenarios.get(scope or "", {}).get(name)
     read = {read for _, read in expression.names} if expression is not None else set()
-    sources = read & set(computed(template.workload)) - {name}
+    counts = {d.name for d in template.derived} if is_whole(template.workload, name) else set()
+    sources = read & (set(computed(template.workload)) | counts) - {name}
     return label_of(template.workload, sources.pop()) if len(sources) == 1 and read == sources else None
 
 
