@@ -24,6 +24,7 @@ from perfdrill.engine.output.sections import Section
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "set.typ"
 EMPTY = TEMPLATE.with_name("empty.typ")
 PIECE = 60  # problems a compile lays out; its memory grows with it, its speed barely does
+GRID_ROWS = 240  # lines of a key's answer grid a compile lays out (about four pages)
 _EVICTION_AGE = 10  # typst-py evicts cached layouts unused for this many compiles
 
 
@@ -67,14 +68,19 @@ def _forget_layouts() -> None:
 
 
 def _pieces(sections: Iterable[Section]) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """(section meta, entries) of each piece, built as they are asked for."""
+    """(section meta, entries) of each piece, built as they are asked for. A key's answer grid
+    opens it, GRID_ROWS lines a piece: typst's table layout took 250 MB for a 2,000-line grid
+    in one compile. The grid's last lines share a piece with the key's first problems."""
     for section in sections:
+        grid, first = section.grid(), True
+        while len(grid) > GRID_ROWS:
+            yield {**section.meta(), "first": first, "last": False, "grid": grid[:GRID_ROWS]}, []
+            grid, first = grid[GRID_ROWS:], False
         entries, done = iter(section.entries), 0
         while chunk := list(islice(entries, PIECE)):
             done += len(chunk)
-            first = done == len(chunk)
-            grid = section.grid() if first else []  # the answer grid opens a key's first page
             yield {**section.meta(), "first": first, "last": done >= section.total, "grid": grid}, chunk
+            grid, first = [], False
 
 
 def _typeset(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> Any:
