@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 from pathlib import Path
 
 import pypdf
@@ -101,3 +102,47 @@ def test_html_plots_carry_a_title_for_screen_readers(run_cli) -> None:  # type: 
     assert code == 0, err
     assert '<svg xmlns="http://www.w3.org/2000/svg"' in page and 'role="img" aria-labelledby="plot-' in page
     assert '<title id="plot-' in page and "Roofline: " in page
+
+
+def _ancestors(element: Any) -> list[str]:
+    """The structure types from `element` up to the tree's root."""
+    kinds = []
+    while element.get("/Type") != "/StructTreeRoot":
+        kinds.append(element["/S"])
+        element = element["/P"].get_object()
+    return kinds
+
+
+def test_a_pdf_joined_from_pieces_keeps_its_tags_language_and_outline(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """Two versions and their keys are four sections, so four pieces joined: pypdf's join dropped
+    typst's tags (the one-piece PDF kept them). Each page's marked content must lead through the
+    parent tree to an element under the one Document, in the Part of its own section."""
+    target = tmp_path / "exam.pdf"
+    code, _, err = run_cli("generate", "--count", "2", "--versions", "2", "--seed", "3", "-o", str(target))
+    assert code == 0, err
+    reader = pypdf.PdfReader(target)
+    root = reader.trailer["/Root"]
+    assert root["/Lang"] == "en" and root["/MarkInfo"]["/Marked"].value is True
+    tree = root["/StructTreeRoot"]
+    (document,) = (kid.get_object() for kid in tree["/K"])
+    parts = [kid.get_object() for kid in document["/K"]]
+    assert document["/S"] == "/Document" and [part["/S"] for part in parts] == ["/Part"] * 4
+    tops = [item.title for item in reader.outline if not isinstance(item, list)]
+    assert tops == ["Version A", "Answer key · Version A", "Version B", "Answer key · Version B"]
+    assert all(len(group) == 2 for group in reader.outline if isinstance(group, list))  # its problems
+    nums = tree["/ParentTree"]["/Nums"]
+    owners = {int(nums[i]): nums[i + 1].get_object() for i in range(0, len(nums), 2)}
+    keys = [page["/StructParents"] for page in reader.pages]
+    assert len(set(keys)) == len(keys) and max(keys) < tree["/ParentTreeNextKey"]
+    first_pages = [0, *(reader.get_destination_page_number(item) for item in reader.outline[2::2])]
+    for index, (page, key) in enumerate(zip(reader.pages, keys, strict=True)):
+        section = sum(index >= start for start in first_pages) - 1  # whose Part the page is in
+        marked = [element.get_object() for element in owners[key] if element is not None]
+        assert marked, index
+        for element in marked:
+            assert _ancestors(element)[-2:] == ["/Part", "/Document"]
+            part = element
+            while part["/S"] != "/Part":
+                part = part["/P"].get_object()
+            assert part.indirect_reference.idnum == document["/K"][section].idnum, index
+        assert page.extract_text()  # text on every page, read back

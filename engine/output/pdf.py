@@ -136,7 +136,7 @@ def _join(
             pages = len(previous[1].pages) if previous is not None else 0
             start = 1 if meta["first"] else start + pages
             piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
-            pending = (meta, typesetter.submit(_typeset, piece, stamp))  # typst starts before the join
+            pending = (meta, typesetter.submit(_typeset, piece, stamp, True))  # typst starts before the join
             if previous is not None:
                 join(*previous)
         if pending is not None:
