@@ -10,8 +10,8 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pypdf
 import typst

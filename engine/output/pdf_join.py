@@ -204,9 +204,14 @@ class StreamingPdf:
         if not self.parts:
             return {}
         document = {NameObject("/Type"): NameObject("/StructElem"), NameObject("/S"): NameObject("/Document")}
-        document |= {NameObject("/P"): _ref(self.tree_id), NameObject("/K"): ArrayObject(map(_ref, self.parts))}
+        document |= {
+            NameObject("/P"): _ref(self.tree_id),
+            NameObject("/K"): ArrayObject(map(_ref, self.parts)),
+        }
         self._object(self.document_id, DictionaryObject(document))
-        nums = ArrayObject(item for key, number in self.parent_tree for item in (NumberObject(key), _ref(number)))
+        nums = ArrayObject(
+            item for key, number in self.parent_tree for item in (NumberObject(key), _ref(number))
+        )
         tree = {
             NameObject("/Type"): NameObject("/StructTreeRoot"),
             NameObject("/K"): ArrayObject([_ref(self.document_id)]),
