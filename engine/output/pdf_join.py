@@ -11,6 +11,8 @@ of the joined file's one Document, and its parent tree's keys move past the piec
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from pypdf.generic import (
@@ -40,6 +42,35 @@ def _shift_key(value: DictionaryObject, key: str, shift: int) -> None:
     """Move a page's or an annotation's parent tree key past the pieces joined before it."""
     if key in value:
         value[NameObject(key)] = NumberObject(value[key] + shift)
+
+
+# In an object's bytes: an escaped character or a parenthesis (a literal string's, where nothing
+# is a reference), the end of the object or the start of a stream, or a reference.
+_TOKEN = re.compile(rb"\\.|[()]|endobj|stream\r?\n|(?<![0-9.])([0-9]+) 0 R\b", re.S)
+
+
+def _renumbered_body(data: bytes, offset: int, number: Callable[[int], int]) -> bytes | None:
+    """The object at `offset` (`N 0 obj … endobj`) as bytes with each reference's object number
+    replaced by `number(old)`, or None for a stream (its binary data may hold anything)."""
+    start = data.index(b"obj", offset) + 3
+    pieces, position, depth = [], start, 0
+    for token in _TOKEN.finditer(data, start):
+        text = token.group()
+        if text.startswith(b"\\") or (depth and text not in (b"(", b")")):
+            continue
+        if text == b"(":
+            depth += 1
+        elif text == b")":
+            depth -= 1
+        elif text == b"endobj":
+            pieces.append(data[position : token.start()])
+            return b"".join(pieces).strip()
+        elif text.startswith(b"stream"):
+            return None
+        else:
+            pieces += [data[position : token.start()], b"%d 0 R" % number(int(token.group(1)))]
+            position = token.end()
+    raise ValueError(f"object at byte {offset} has no endobj")
 
 
 def _number_tree(node: DictionaryObject) -> list[tuple[int, Any]]:
@@ -135,10 +166,10 @@ class StreamingPdf:
             self._object(numbers[old], page)
             self._drain(numbers, queue)
         if tags is not None:
-            self._add_tags(tags, numbers, shift)
+            self._add_tags(reader, tags, numbers, shift)
         return first
 
-    def _add_tags(self, tags: DictionaryObject, numbers: dict[int, int], shift: int) -> None:
+    def _add_tags(self, reader: Any, tags: DictionaryObject, numbers: dict[int, int], shift: int) -> None:
         """The piece's tag tree: its Document element as a Part of the joined Document, and its
         parent tree's entries under keys moved by `shift`, as its pages' were."""
         queue: list[tuple[int, IndirectObject]] = []
@@ -148,7 +179,10 @@ class StreamingPdf:
             if value.get("/S") == "/Document":
                 value[NameObject("/S")] = NameObject("/Part")
             value[NameObject("/P")] = _ref(self.document_id)
-            self.parts.append(self._renumbered(element, numbers, queue).idnum)
+            if element.idnum not in numbers:
+                numbers[element.idnum] = self._reserve()
+            self.parts.append(numbers[element.idnum])
+            self._object(self.parts[-1], self._renumbered(value, numbers, queue))  # as changed here
         for key, value in _number_tree(tags["/ParentTree"]):
             if not isinstance(value, IndirectObject):  # written as an object of its own
                 number = self._reserve()
@@ -159,7 +193,32 @@ class StreamingPdf:
         self.role_map.update(tags.get("/RoleMap", {}))
         last = self.parent_tree[-1][0] + 1 if self.parent_tree else 0
         self.next_key = max(last, shift + int(tags.get("/ParentTreeNextKey", 0)))
-        self._drain(numbers, queue)
+        self._drain_copies(reader, numbers, queue)
+
+    def _drain_copies(self, reader: Any, numbers: dict[int, int], queue: list[tuple[int, Any]]) -> None:
+        """As `_drain`, copying each object's bytes with its references renumbered instead of
+        parsing it: a 60-problem piece has some 5,000 tag elements, and pypdf took a second a
+        piece to parse and write them. A stream, or a value that is no object of the file, goes
+        through pypdf."""
+        data = reader.stream.getvalue()
+        offsets = reader.xref[0]
+
+        def number(old: int) -> int:
+            if old not in numbers:
+                numbers[old] = self._reserve()
+                queue.append((numbers[old], IndirectObject(old, 0, reader)))
+            return numbers[old]
+
+        while queue:
+            new, value = queue.pop(0)
+            body = None
+            if isinstance(value, IndirectObject) and value.idnum in offsets:
+                body = _renumbered_body(data, offsets[value.idnum], number)
+            if body is None:
+                self._object(new, self._renumbered(value.get_object(), numbers, queue))
+                continue
+            self.offsets[new] = self.written
+            self._write(b"%d 0 obj\n%s\nendobj\n" % (new, body))
 
     def add_outline_item(self, title: str, page_number: int, parent: int | None = None) -> int:
         """An outline entry (as pypdf's PdfWriter takes it); returns what `parent` takes."""
