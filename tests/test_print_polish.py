@@ -8,16 +8,20 @@ import hashlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pypdf
+import pytest
 import typst
 from PIL import Image
 
-from perfdrill.engine.output.pdf import TEMPLATE
+from perfdrill.engine.output import pdf
+from perfdrill.engine.output.pdf import GRID_ROWS, PIECE, TEMPLATE, _pieces
+from perfdrill.engine.output.sections import Section
 
 # The templates whose plots changed with Python's hash seed (the review's repro).
 REPORTED = ("roofline/faster-chip", "quantization/kv-cache-batch", "kv_cache/prefix-caching")
@@ -146,3 +150,35 @@ def test_a_pdf_joined_from_pieces_keeps_its_tags_language_and_outline(tmp_path: 
                 part = part["/P"].get_object()
             assert part.indirect_reference.idnum == document["/K"][section].idnum, index
         assert page.extract_text()  # text on every page, read back
+
+
+def test_a_long_answer_grid_is_laid_out_in_bounded_pieces_in_order() -> None:
+    """A 2,000-line grid in one compile took typst 250 MB: no piece may hold more than GRID_ROWS
+    lines or PIECE problems, and the pieces together give every line and problem once, in order."""
+    entries = [{"number": n, "code": f"C{n}", "answers": [["a", str(n)]]} for n in range(1, 501)]
+    pieces = list(_pieces([Section("key", "Answer key", len(entries), entries)]))
+    grid = [line for meta, _ in pieces for line in meta["grid"]]
+    assert grid == [[str(n), f"C{n}", f"(a) {n}"] for n in range(1, 501)]
+    assert [entry for _, chunk in pieces for entry in chunk] == entries
+    assert all(len(meta["grid"]) <= GRID_ROWS and len(chunk) <= PIECE for meta, chunk in pieces)
+    assert [meta["first"] for meta, _ in pieces] == [True] + [False] * (len(pieces) - 1)
+    assert [meta["last"] for meta, _ in pieces] == [False] * (len(pieces) - 1) + [True]
+
+
+def test_a_grid_split_over_pieces_prints_whole_under_one_heading(
+    tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(pdf, "GRID_ROWS", 2)  # five problems: grid pieces of 2, 2, then 1 with the key
+    target = tmp_path / "set.pdf"
+    args = ("--count", "5", "--question", "roofline/faster-chip", "--no-plots", "--answers", "key")
+    code, _, err = run_cli("generate", *args, "--seed", "1", "-o", str(target))
+    assert code == 0, err
+    reader = pypdf.PdfReader(target)
+    key = "\n".join(page.extract_text() for page in reader.pages if "Answer key" in page.extract_text())
+    assert key.count("Answer grid") == 1
+    lines = [
+        line.split(".")[0]
+        for line in key.splitlines()
+        if re.match(r"[1-5]\. [0-9A-Z]{4}-[0-9A-Z]{4} \(a\)", line)
+    ]
+    assert lines == ["1", "2", "3", "4", "5"]
