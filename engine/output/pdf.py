@@ -86,9 +86,7 @@ def _pieces(sections: Iterable[Section]) -> Iterator[tuple[dict[str, Any], list[
 def _typeset(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> Any:
     import pypdf
 
-    reader = pypdf.PdfReader(io.BytesIO(_compile(piece, stamp, tagged)))
-    _forget_layouts()
-    return reader
+    return pypdf.PdfReader(io.BytesIO(_compile(piece, stamp, tagged)))
 
 
 def _headings(reader: Any) -> list[tuple[str, int]]:
@@ -138,6 +136,7 @@ def _join(
             piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
             pending = (meta, typesetter.submit(_typeset, piece, stamp, True))  # typst starts before the join
             if previous is not None:
+                _forget_layouts()  # here, not in the typst thread, which lays out on the critical path
                 join(*previous)
         if pending is not None:
             join(pending[0], pending[1].result())
