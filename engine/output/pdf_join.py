@@ -42,7 +42,7 @@ def _ref(number: int) -> IndirectObject:
 def _shift_key(value: DictionaryObject, key: str, shift: int) -> None:
     """Move a page's or an annotation's parent tree key past the pieces joined before it."""
     if key in value:
-        value[NameObject(key)] = NumberObject(value[key] + shift)
+        value[NameObject(key)] = NumberObject(int(value[key]) + shift)  # type: ignore[call-overload]
 
 
 _XREF_LINES = 10_000  # cross-reference lines written at once
@@ -76,7 +76,7 @@ def _renumbered_body(data: bytes, offset: int, number: Callable[[int], int]) -> 
     raise ValueError(f"object at byte {offset} has no endobj")
 
 
-def _number_tree(node: DictionaryObject) -> list[tuple[int, Any]]:
+def _number_tree(node: Any) -> list[tuple[int, Any]]:
     """A number tree's (key, value) pairs, values as written (a reference stays a reference)."""
     numbers = node.get("/Nums", ArrayObject())  # indexing an array never resolves a reference
     pairs = [(int(numbers[i]), numbers[i + 1]) for i in range(0, len(numbers), 2)]
@@ -188,7 +188,7 @@ class StreamingPdf:
                 numbers[element.idnum] = self._reserve()
             self.parts.append(numbers[element.idnum])
             self._object(self.parts[-1], self._renumbered(value, numbers, queue))  # as changed here
-        for key, value in _number_tree(tags["/ParentTree"]):
+        for key, value in _number_tree(tags["/ParentTree"].get_object()):
             if not isinstance(value, IndirectObject):  # written as an object of its own
                 number = self._reserve()
                 queue.append((number, value))
@@ -267,8 +267,9 @@ class StreamingPdf:
         nothing when no piece was tagged."""
         if not self.parts:
             return {}
-        document = {NameObject("/Type"): NameObject("/StructElem"), NameObject("/S"): NameObject("/Document")}
-        document |= {
+        document: dict[NameObject, PdfObject] = {
+            NameObject("/Type"): NameObject("/StructElem"),
+            NameObject("/S"): NameObject("/Document"),
             NameObject("/P"): _ref(self.tree_id),
             NameObject("/K"): ArrayObject(map(_ref, self.parts)),
         }
