@@ -21,7 +21,9 @@ from PIL import Image
 
 from perfdrill.engine.output import pdf
 from perfdrill.engine.output.pdf import GRID_ROWS, PIECE, TEMPLATE, _pieces
+from perfdrill.engine.output.pdf_join import _renumbered_body
 from perfdrill.engine.output.sections import Section
+from tests.helpers import MATMUL, write_template
 
 # The templates whose plots changed with Python's hash seed (the review's repro).
 REPORTED = ("roofline/faster-chip", "quantization/kv-cache-batch", "kv_cache/prefix-caching")
@@ -182,3 +184,36 @@ def test_a_grid_split_over_pieces_prints_whole_under_one_heading(
         if re.match(r"[1-5]\. [0-9A-Z]{4}-[0-9A-Z]{4} \(a\)", line)
     ]
     assert lines == ["1", "2", "3", "4", "5"]
+
+
+def test_a_copied_object_renumbers_its_references_and_never_a_strings_text() -> None:
+    """Tag elements are copied as bytes: a reference outside a string is renumbered; inside a
+    literal string (escaped and nested parentheses, the word endobj) nothing is; a stream is left
+    to pypdf (its data may hold anything)."""
+    data = b"%PDF-1.7\n12 0 obj\n<</T(a \\) 5 0 R (nested 6 0 R) endobj)/P 7 0 R/K[3 0 R 4]>>\nendobj\n"
+    renumbered = {7: 70, 3: 30}
+    body = _renumbered_body(data, data.index(b"12 0 obj"), renumbered.__getitem__)
+    assert body == b"<</T(a \\) 5 0 R (nested 6 0 R) endobj)/P 70 0 R/K[30 0 R 4]>>"
+    stream = b"9 0 obj\n<</Length 3 0 R>>\nstream\n1 0 R endobj\nendstream\nendobj\n"
+    assert _renumbered_body(stream, 0, renumbered.__getitem__) is None
+
+
+def test_a_title_that_looks_like_pdf_syntax_survives_the_join(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """A heading's tag carries the title as a PDF string; copied as bytes, a title holding a
+    reference's shape, a parenthesis and the word endobj must read back unchanged."""
+    title = r"Why 3 0 R (and a lone ) or \ ) ends no endobj"
+    questions = tmp_path / "q"
+    write_template(questions, "matmul/h100-4096", MATMUL.replace("4096 cubed on an H100", json.dumps(title)))
+    target = tmp_path / "set.pdf"
+    args = ("--questions", str(questions), "--question", "matmul/h100-4096", "--versions", "2", "--no-plots")
+    code, _, err = run_cli("generate", *args, "--seed", "1", "-o", str(target))
+    assert code == 0, err
+    reader = pypdf.PdfReader(target, strict=True)
+    headings = [
+        reader.get_object(number).get("/T")
+        for number in range(1, reader.trailer["/Size"])
+        if isinstance(reader.get_object(number), dict) and reader.get_object(number).get("/S") == "/H2"
+    ]
+    assert headings and all(
+        f". {title}" in heading for heading in headings
+    )  # "1. TITLE", in a key "…  problem CODE"
