@@ -1,8 +1,9 @@
 """Problem sets as PDF through the `typst` package: no TeX, no network, embedded fonts only.
 
 A set is laid out in pieces of at most PIECE problems, one compile each, and the pieces are joined
-with pypdf. Typst keeps every layout of a compile in memory (about 1 MB a page), so one compile of
-a 1,000-problem set peaked at 1.1 GB; pieces keep the peak flat whatever the set's size.
+(pdf_join.py), tags and all. Typst keeps every layout of a compile in memory (about 1 MB a page),
+so one compile of a 1,000-problem set peaked at 1.1 GB; pieces keep the peak flat whatever the
+set's size.
 """
 
 from __future__ import annotations
@@ -44,15 +45,14 @@ def _compiler(source: Path) -> Any:
     return typst.Compiler(source, root=source.parent, ignore_system_fonts=True)
 
 
-def _compile(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> bytes:
-    """One piece as PDF; `tagged` (a document of one piece) keeps typst's tag tree for screen
-    readers, which pypdf's join of several pieces would drop."""
+def _compile(piece: dict[str, Any], stamp: datetime.datetime) -> bytes:
+    """One piece as PDF, with typst's tag tree for screen readers (the join keeps it)."""
     try:
         pdf: bytes = _compiler(TEMPLATE).compile(
             format="pdf",
             sys_inputs={"piece": json.dumps(piece, ensure_ascii=False)},
             timestamp=stamp,
-            pdf_tags=tagged,
+            pdf_tags=True,
         )
     except RuntimeError as exc:  # typst reports compile errors as RuntimeError
         raise PerfdrillError(f"typst could not lay out the set: {str(exc).splitlines()[0]}") from None
@@ -83,10 +83,10 @@ def _pieces(sections: Iterable[Section]) -> Iterator[tuple[dict[str, Any], list[
             grid, first = [], False
 
 
-def _typeset(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> Any:
+def _typeset(piece: dict[str, Any], stamp: datetime.datetime) -> Any:
     import pypdf
 
-    return pypdf.PdfReader(io.BytesIO(_compile(piece, stamp, tagged)))
+    return pypdf.PdfReader(io.BytesIO(_compile(piece, stamp)))
 
 
 def _headings(reader: Any) -> list[tuple[str, int]]:
@@ -134,7 +134,7 @@ def _join(
             pages = len(previous[1].pages) if previous is not None else 0
             start = 1 if meta["first"] else start + pages
             piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
-            pending = (meta, typesetter.submit(_typeset, piece, stamp, True))  # typst starts before the join
+            pending = (meta, typesetter.submit(_typeset, piece, stamp))  # typst starts before the join
             if previous is not None:
                 _forget_layouts()  # here, not in the typst thread, which lays out on the critical path
                 join(*previous)
@@ -152,9 +152,8 @@ def render_pdf(
 
     System fonts are ignored and the date is the PDF timestamp, so the same set gives the same
     bytes on any machine. `checkpoint` runs between pieces (the CLI stops there on Ctrl+C).
-    The outline has a node per section with its problems under it. A set laid out in one piece
-    (one section of up to PIECE problems: a student's copy) is tagged for screen readers.
-    Returns the number of pages.
+    The outline has a node per section with its problems under it, and every PDF is tagged for
+    screen readers. Returns the number of pages.
     """
     import pypdf
     from pypdf.generic import NameObject, TextStringObject
@@ -176,7 +175,7 @@ def render_pdf(
         return joined.close(info)
     # One piece: typst's own file, tagged for screen readers, with the outline made here.
     meta, chunk = opening[0]
-    reader = _typeset({"head": head, "section": {**meta, "page_start": 1}, "entries": chunk}, stamp, True)
+    reader = _typeset({"head": head, "section": {**meta, "page_start": 1}, "entries": chunk}, stamp)
     writer = pypdf.PdfWriter(clone_from=reader)
     writer.root_object.pop("/Outlines", None)  # typst's flat one; _outline makes the tree
     _outline(writer, _headings(reader), meta, 0, None)
