@@ -5,9 +5,10 @@ The Cloze grammar is Moodle's question/type/multianswer/questiontype.php (ANSWER
 ANSWER_ALTERNATIVE_REGEX, Moodle 4.x), ported to Python's `re`: PHP's lookbehind `(?<!\\\\|&|&amp;)`
 is written as three lookbehinds, which is the same test. Moodle replaces each blank it matches by
 `{#n}` and parses the next one, so text that only looks like a blank is left behind as text.
-`validate` is what Moodle's importer then requires of the blanks (see its docstring). Both were
-read from moodle/moodle: question/format/xml/format.php at 9094211d277bef39ad1ac09635c200850248b7da
-(import_multianswer calls qtype_multianswer_extract_question, then _validate_question).
+`validate` is what Moodle's importer then requires of the blanks: question/format/xml/format.php
+(moodle/moodle at 9094211d277bef39ad1ac09635c200850248b7da) has import_multianswer call
+qtype_multianswer_extract_question, then qtype_multianswer_validate_question (Moodle 4.x
+question/type/multianswer/questiontype.php), and refuse the question on any error.
 """
 
 from __future__ import annotations

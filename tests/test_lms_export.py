@@ -317,3 +317,21 @@ def test_the_exports_are_the_same_bytes_for_the_same_arguments(tmp_path: Path, r
         first = _export(tmp_path, run_cli, fmt, "--family", "matmul").read_bytes()
         assert _export(tmp_path, run_cli, fmt, "--family", "matmul").read_bytes() == first
     assert io.BytesIO(first).read(2) == b"PK"
+
+
+@pytest.mark.parametrize(
+    ("cloze", "errors"),
+    [
+        ("{1:NUMERICAL:=4.5:0.1~%0%9#Doubled}", []),
+        ("{1:MULTIRESPONSE:%50%a~%50%b~%-100%c}", []),  # no 100% answer, yet one worth more than 0%
+        ("{1:MULTICHOICE:=only}", ["sub_1: notenoughanswers"]),
+        ("{1:NUMERICAL:%50%3}", ["sub_1: fractionsnomax"]),
+        ("{1:NUMERICAL:=four}", ["sub_1: answermustbenumberorstar"]),
+        ("no blank at all", ["questionsmissing"]),
+    ],
+)
+def test_the_ported_import_checks_refuse_what_moodle_refuses(cloze: str, errors: list[str]) -> None:
+    """Hand-written Cloze text against qtype_multianswer_validate_question's rules, so the check
+    run over every export is known to fail where Moodle would refuse the question."""
+    blanks, _ = extract(cloze)
+    assert validate(blanks) == errors
