@@ -5,6 +5,10 @@ The Cloze grammar is Moodle's question/type/multianswer/questiontype.php (ANSWER
 ANSWER_ALTERNATIVE_REGEX, Moodle 4.x), ported to Python's `re`: PHP's lookbehind `(?<!\\\\|&|&amp;)`
 is written as three lookbehinds, which is the same test. Moodle replaces each blank it matches by
 `{#n}` and parses the next one, so text that only looks like a blank is left behind as text.
+`validate` is what Moodle's importer then requires of the blanks: question/format/xml/format.php
+(moodle/moodle at 9094211d277bef39ad1ac09635c200850248b7da) has import_multianswer call
+qtype_multianswer_extract_question, then qtype_multianswer_validate_question (Moodle 4.x
+question/type/multianswer/questiontype.php), and refuse the question on any error.
 """
 
 from __future__ import annotations
@@ -74,6 +78,31 @@ def extract(text: str) -> tuple[list[Blank], str]:
         blanks.append(Blank(kind, not kind.startswith(("MULTIRESPONSE", "MR")), options))
         text = text[: match.start()] + f"{{#{len(blanks)}}}" + text[match.end() :]
     return blanks, text
+
+
+def validate(blanks: list[Blank]) -> list[str]:
+    """Moodle's qtype_multianswer_validate_question, which question/format/xml/format.php's
+    import_multianswer runs on every Cloze question it imports, refusing the question on any error:
+    at least one blank; a numerical answer is a number or *; a multichoice blank (the MULTIRESPONSE
+    family is multichoice too) has two non-empty answers, any other blank one; and each blank has an
+    answer worth 100% (a MULTIRESPONSE blank, one worth more than 0%)."""
+    if not blanks:
+        return ["questionsmissing"]
+    errors = []
+    for number, blank in enumerate(blanks, 1):
+        given = [o for o in blank.options if o.answer.strip()]
+        numerical = blank.kind in ("NUMERICAL", "NM")
+        errors += [
+            f"sub_{number}: answermustbenumberorstar"
+            for o in given
+            if numerical and o.value is None and o.answer.strip() != "*"
+        ]
+        multichoice = blank.kind.startswith(("MULTICHOICE", "MC", "MULTIRESPONSE", "MR"))
+        if len(given) < (2 if multichoice else 1):
+            errors.append(f"sub_{number}: notenoughanswers")
+        if not any(o.fraction == 1 or (not blank.single and o.fraction > 0) for o in given):
+            errors.append(f"sub_{number}: fractionsnomax")
+    return errors
 
 
 QTI = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"

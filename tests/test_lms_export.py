@@ -16,7 +16,7 @@ from perfdrill.engine.problems import Problem, generate, load_bank
 from perfdrill.engine.problems.grading import within
 from perfdrill.engine.problems.mistakes import CATALOGUE
 from tests.helpers import MATMUL, RIDGE, write_template
-from tests.lms_readers import LOOKS_LIKE_A_BLANK, QTI, Blank, extract, process
+from tests.lms_readers import LOOKS_LIKE_A_BLANK, QTI, Blank, extract, process, validate
 
 BANK, SPECS = load_bank([]), load_specs([])
 # Moodle's question/format/xml imports a grade only from this list (percent, question/lib.php).
@@ -101,8 +101,10 @@ def test_every_templates_moodle_export_parses_with_moodles_cloze_grammar(tmp_pat
         feedback = question.findtext("generalfeedback/text") or ""
         assert problem.parts[0].shown_answer in feedback and "<li>" in feedback  # the worked answer
         assert kind == "multianswer"  # every built-in template has several parts
+        assert (question.findtext("name/text") or "").strip()  # else Moodle names it from the text
         blanks, left = extract(question.findtext("questiontext/text") or "")
         assert not LOOKS_LIKE_A_BLANK.search(left), idnumber
+        assert validate(blanks) == [], idnumber  # what import_multianswer refuses a question for
         assert len(blanks) == len(problem.parts) == int(question.findtext("defaultgrade") or "")
         for blank, part in zip(blanks, problem.parts, strict=True):
             _check_blank(blank, part)
@@ -274,6 +276,31 @@ def test_every_templates_qti_item_is_a_whole_problem_a_qti_reader_grades(tmp_pat
         score, shown = process(item, responses)
         assert score == pytest.approx(100, abs=0.01), fields["perfdrill_variant"]
         assert shown == ["general_fb"]  # a right answer shows no mistake's explanation
+        _check_slips(item, problem, responses)
+
+
+def _check_slips(item: ET.Element, problem: Problem, right: dict[str, object]) -> None:
+    """Each numeric part answered with a catalogued mistake's value (one outside the right range)
+    loses that part's share and shows feedback naming the mistake, the others staying right."""
+    feedback = {  # what a student reads: the HTML's text, references decoded
+        f.get("ident"): html.unescape(f.findtext(f".//{QTI}mattext") or "")
+        for f in item.iterfind(f"{QTI}itemfeedback")
+    }
+    share = 100 / len(problem.parts)
+    for index, part in enumerate(problem.parts):
+        slips = [
+            (m, v)
+            for m, v in part.mistakes
+            if part.value is not None and not within(v, part.value, part.tolerance)
+        ]
+        if not slips:
+            continue
+        mistake, value = slips[0]
+        ident = f"response_{chr(ord('a') + index)}"
+        score, shown = process(item, {**right, ident: repr(value)})
+        assert score == pytest.approx(100 - share, abs=0.01), (problem.id, mistake)
+        named = [feedback[s] for s in shown if s.startswith(f"{ident}_slip")]
+        assert len(named) == 1 and CATALOGUE[mistake].title in named[0], (problem.id, mistake)
 
 
 def test_qti_choice_labels_are_plain_text_without_references(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
@@ -290,3 +317,21 @@ def test_the_exports_are_the_same_bytes_for_the_same_arguments(tmp_path: Path, r
         first = _export(tmp_path, run_cli, fmt, "--family", "matmul").read_bytes()
         assert _export(tmp_path, run_cli, fmt, "--family", "matmul").read_bytes() == first
     assert io.BytesIO(first).read(2) == b"PK"
+
+
+@pytest.mark.parametrize(
+    ("cloze", "errors"),
+    [
+        ("{1:NUMERICAL:=4.5:0.1~%0%9#Doubled}", []),
+        ("{1:MULTIRESPONSE:%50%a~%50%b~%-100%c}", []),  # no 100% answer, yet one worth more than 0%
+        ("{1:MULTICHOICE:=only}", ["sub_1: notenoughanswers"]),
+        ("{1:NUMERICAL:%50%3}", ["sub_1: fractionsnomax"]),
+        ("{1:NUMERICAL:=four}", ["sub_1: answermustbenumberorstar"]),
+        ("no blank at all", ["questionsmissing"]),
+    ],
+)
+def test_the_ported_import_checks_refuse_what_moodle_refuses(cloze: str, errors: list[str]) -> None:
+    """Hand-written Cloze text against qtype_multianswer_validate_question's rules, so the check
+    run over every export is known to fail where Moodle would refuse the question."""
+    blanks, _ = extract(cloze)
+    assert validate(blanks) == errors

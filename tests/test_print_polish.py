@@ -8,15 +8,22 @@ import hashlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pypdf
+import pytest
 import typst
 from PIL import Image
 
-from perfdrill.engine.output.pdf import TEMPLATE
+from perfdrill.engine.output import pdf
+from perfdrill.engine.output.pdf import GRID_ROWS, PIECE, TEMPLATE, _pieces
+from perfdrill.engine.output.pdf_join import _renumbered_body
+from perfdrill.engine.output.sections import Section
+from tests.helpers import MATMUL, write_template
 
 # The templates whose plots changed with Python's hash seed (the review's repro).
 REPORTED = ("roofline/faster-chip", "quantization/kv-cache-batch", "kv_cache/prefix-caching")
@@ -101,3 +108,112 @@ def test_html_plots_carry_a_title_for_screen_readers(run_cli) -> None:  # type: 
     assert code == 0, err
     assert '<svg xmlns="http://www.w3.org/2000/svg"' in page and 'role="img" aria-labelledby="plot-' in page
     assert '<title id="plot-' in page and "Roofline: " in page
+
+
+def _ancestors(element: Any) -> list[str]:
+    """The structure types from `element` up to the tree's root."""
+    kinds = []
+    while element.get("/Type") != "/StructTreeRoot":
+        kinds.append(element["/S"])
+        element = element["/P"].get_object()
+    return kinds
+
+
+def test_a_pdf_joined_from_pieces_keeps_its_tags_language_and_outline(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """Two versions and their keys are four sections, so four pieces joined: pypdf's join dropped
+    typst's tags (the one-piece PDF kept them). Each page's marked content must lead through the
+    parent tree to an element under the one Document, in the Part of its own section."""
+    target = tmp_path / "exam.pdf"
+    code, _, err = run_cli("generate", "--count", "2", "--versions", "2", "--seed", "3", "-o", str(target))
+    assert code == 0, err
+    reader = pypdf.PdfReader(target)
+    root = reader.trailer["/Root"]
+    assert root["/Lang"] == "en" and root["/MarkInfo"]["/Marked"].value is True
+    tree = root["/StructTreeRoot"]
+    (document,) = (kid.get_object() for kid in tree["/K"])
+    parts = [kid.get_object() for kid in document["/K"]]
+    assert document["/S"] == "/Document" and [part["/S"] for part in parts] == ["/Part"] * 4
+    tops = [item.title for item in reader.outline if not isinstance(item, list)]
+    assert tops == ["Version A", "Answer key · Version A", "Version B", "Answer key · Version B"]
+    assert all(len(group) == 2 for group in reader.outline if isinstance(group, list))  # its problems
+    nums = tree["/ParentTree"]["/Nums"]
+    owners = {int(nums[i]): nums[i + 1].get_object() for i in range(0, len(nums), 2)}
+    keys = [page["/StructParents"] for page in reader.pages]
+    assert len(set(keys)) == len(keys) and max(keys) < tree["/ParentTreeNextKey"]
+    first_pages = [0, *(reader.get_destination_page_number(item) for item in reader.outline[2::2])]
+    for index, (page, key) in enumerate(zip(reader.pages, keys, strict=True)):
+        section = sum(index >= start for start in first_pages) - 1  # whose Part the page is in
+        marked = [element.get_object() for element in owners[key] if element is not None]
+        assert marked, index
+        for element in marked:
+            assert _ancestors(element)[-2:] == ["/Part", "/Document"]
+            part = element
+            while part["/S"] != "/Part":
+                part = part["/P"].get_object()
+            assert part.indirect_reference.idnum == document["/K"][section].idnum, index
+        assert page.extract_text()  # text on every page, read back
+
+
+def test_a_long_answer_grid_is_laid_out_in_bounded_pieces_in_order() -> None:
+    """A 2,000-line grid in one compile took typst 250 MB: no piece may hold more than GRID_ROWS
+    lines or PIECE problems, and the pieces together give every line and problem once, in order."""
+    entries = [{"number": n, "code": f"C{n}", "answers": [["a", str(n)]]} for n in range(1, 501)]
+    pieces = list(_pieces([Section("key", "Answer key", len(entries), entries)]))
+    grid = [line for meta, _ in pieces for line in meta["grid"]]
+    assert grid == [[str(n), f"C{n}", f"(a) {n}"] for n in range(1, 501)]
+    assert [entry for _, chunk in pieces for entry in chunk] == entries
+    assert all(len(meta["grid"]) <= GRID_ROWS and len(chunk) <= PIECE for meta, chunk in pieces)
+    assert [meta["first"] for meta, _ in pieces] == [True] + [False] * (len(pieces) - 1)
+    assert [meta["last"] for meta, _ in pieces] == [False] * (len(pieces) - 1) + [True]
+
+
+def test_a_grid_split_over_pieces_prints_whole_under_one_heading(
+    tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(pdf, "GRID_ROWS", 2)  # five problems: grid pieces of 2, 2, then 1 with the key
+    target = tmp_path / "set.pdf"
+    args = ("--count", "5", "--question", "roofline/faster-chip", "--no-plots", "--answers", "key")
+    code, _, err = run_cli("generate", *args, "--seed", "1", "-o", str(target))
+    assert code == 0, err
+    reader = pypdf.PdfReader(target)
+    key = "\n".join(page.extract_text() for page in reader.pages if "Answer key" in page.extract_text())
+    assert key.count("Answer grid") == 1
+    lines = [
+        line.split(".")[0]
+        for line in key.splitlines()
+        if re.match(r"[1-5]\. [0-9A-Z]{4}-[0-9A-Z]{4} \(a\)", line)
+    ]
+    assert lines == ["1", "2", "3", "4", "5"]
+
+
+def test_a_copied_object_renumbers_its_references_and_never_a_strings_text() -> None:
+    """Tag elements are copied as bytes: a reference outside a string is renumbered; inside a
+    literal string (escaped and nested parentheses, the word endobj) nothing is; a stream is left
+    to pypdf (its data may hold anything)."""
+    data = b"%PDF-1.7\n12 0 obj\n<</T(a \\) 5 0 R (nested 6 0 R) endobj)/P 7 0 R/K[3 0 R 4]>>\nendobj\n"
+    renumbered = {7: 70, 3: 30}
+    body = _renumbered_body(data, data.index(b"12 0 obj"), renumbered.__getitem__)
+    assert body == b"<</T(a \\) 5 0 R (nested 6 0 R) endobj)/P 70 0 R/K[30 0 R 4]>>"
+    stream = b"9 0 obj\n<</Length 3 0 R>>\nstream\n1 0 R endobj\nendstream\nendobj\n"
+    assert _renumbered_body(stream, 0, renumbered.__getitem__) is None
+
+
+def test_a_title_that_looks_like_pdf_syntax_survives_the_join(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """A heading's tag carries the title as a PDF string; copied as bytes, a title holding a
+    reference's shape, a parenthesis and the word endobj must read back unchanged."""
+    title = r"Why 3 0 R (and a lone ) or \ ) ends no endobj"
+    questions = tmp_path / "q"
+    write_template(questions, "matmul/h100-4096", MATMUL.replace("4096 cubed on an H100", json.dumps(title)))
+    target = tmp_path / "set.pdf"
+    args = ("--questions", str(questions), "--question", "matmul/h100-4096", "--versions", "2", "--no-plots")
+    code, _, err = run_cli("generate", *args, "--seed", "1", "-o", str(target))
+    assert code == 0, err
+    reader = pypdf.PdfReader(target, strict=True)
+    headings = [
+        reader.get_object(number).get("/T")
+        for number in range(1, reader.trailer["/Size"])
+        if isinstance(reader.get_object(number), dict) and reader.get_object(number).get("/S") == "/H2"
+    ]
+    assert headings and all(
+        f". {title}" in heading for heading in headings
+    )  # "1. TITLE", in a key "…  problem CODE"

@@ -1,8 +1,9 @@
 """Problem sets as PDF through the `typst` package: no TeX, no network, embedded fonts only.
 
 A set is laid out in pieces of at most PIECE problems, one compile each, and the pieces are joined
-with pypdf. Typst keeps every layout of a compile in memory (about 1 MB a page), so one compile of
-a 1,000-problem set peaked at 1.1 GB; pieces keep the peak flat whatever the set's size.
+(pdf_join.py), tags and all. Typst keeps every layout of a compile in memory (about 1 MB a page),
+so one compile of a 1,000-problem set peaked at 1.1 GB; pieces keep the peak flat whatever the
+set's size.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from perfdrill.engine.output.sections import Section
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "set.typ"
 EMPTY = TEMPLATE.with_name("empty.typ")
 PIECE = 60  # problems a compile lays out; its memory grows with it, its speed barely does
+GRID_ROWS = 240  # lines of a key's answer grid a compile lays out (about four pages)
 _EVICTION_AGE = 10  # typst-py evicts cached layouts unused for this many compiles
 
 
@@ -43,15 +45,14 @@ def _compiler(source: Path) -> Any:
     return typst.Compiler(source, root=source.parent, ignore_system_fonts=True)
 
 
-def _compile(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> bytes:
-    """One piece as PDF; `tagged` (a document of one piece) keeps typst's tag tree for screen
-    readers, which pypdf's join of several pieces would drop."""
+def _compile(piece: dict[str, Any], stamp: datetime.datetime) -> bytes:
+    """One piece as PDF, with typst's tag tree for screen readers (the join keeps it)."""
     try:
         pdf: bytes = _compiler(TEMPLATE).compile(
             format="pdf",
             sys_inputs={"piece": json.dumps(piece, ensure_ascii=False)},
             timestamp=stamp,
-            pdf_tags=tagged,
+            pdf_tags=True,
         )
     except RuntimeError as exc:  # typst reports compile errors as RuntimeError
         raise PerfdrillError(f"typst could not lay out the set: {str(exc).splitlines()[0]}") from None
@@ -67,22 +68,25 @@ def _forget_layouts() -> None:
 
 
 def _pieces(sections: Iterable[Section]) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """(section meta, entries) of each piece, built as they are asked for."""
+    """(section meta, entries) of each piece, built as they are asked for. A key's answer grid
+    opens it, GRID_ROWS lines a piece: typst's table layout took 250 MB for a 2,000-line grid
+    in one compile. The grid's last lines share a piece with the key's first problems."""
     for section in sections:
+        grid, first = section.grid(), True
+        while len(grid) > GRID_ROWS:
+            yield {**section.meta(), "first": first, "last": False, "grid": grid[:GRID_ROWS]}, []
+            grid, first = grid[GRID_ROWS:], False
         entries, done = iter(section.entries), 0
         while chunk := list(islice(entries, PIECE)):
             done += len(chunk)
-            first = done == len(chunk)
-            grid = section.grid() if first else []  # the answer grid opens a key's first page
             yield {**section.meta(), "first": first, "last": done >= section.total, "grid": grid}, chunk
+            grid, first = [], False
 
 
-def _typeset(piece: dict[str, Any], stamp: datetime.datetime, tagged: bool = False) -> Any:
+def _typeset(piece: dict[str, Any], stamp: datetime.datetime) -> Any:
     import pypdf
 
-    reader = pypdf.PdfReader(io.BytesIO(_compile(piece, stamp, tagged)))
-    _forget_layouts()
-    return reader
+    return pypdf.PdfReader(io.BytesIO(_compile(piece, stamp)))
 
 
 def _headings(reader: Any) -> list[tuple[str, int]]:
@@ -132,6 +136,7 @@ def _join(
             piece = {"head": head, "section": {**meta, "page_start": start}, "entries": chunk}
             pending = (meta, typesetter.submit(_typeset, piece, stamp))  # typst starts before the join
             if previous is not None:
+                _forget_layouts()  # here, not in the typst thread, which lays out on the critical path
                 join(*previous)
         if pending is not None:
             join(pending[0], pending[1].result())
@@ -147,9 +152,8 @@ def render_pdf(
 
     System fonts are ignored and the date is the PDF timestamp, so the same set gives the same
     bytes on any machine. `checkpoint` runs between pieces (the CLI stops there on Ctrl+C).
-    The outline has a node per section with its problems under it. A set laid out in one piece
-    (one section of up to PIECE problems: a student's copy) is tagged for screen readers.
-    Returns the number of pages.
+    The outline has a node per section with its problems under it, and every PDF is tagged for
+    screen readers. Returns the number of pages.
     """
     import pypdf
     from pypdf.generic import NameObject, TextStringObject
@@ -171,7 +175,7 @@ def render_pdf(
         return joined.close(info)
     # One piece: typst's own file, tagged for screen readers, with the outline made here.
     meta, chunk = opening[0]
-    reader = _typeset({"head": head, "section": {**meta, "page_start": 1}, "entries": chunk}, stamp, True)
+    reader = _typeset({"head": head, "section": {**meta, "page_start": 1}, "entries": chunk}, stamp)
     writer = pypdf.PdfWriter(clone_from=reader)
     writer.root_object.pop("/Outlines", None)  # typst's flat one; _outline makes the tree
     _outline(writer, _headings(reader), meta, 0, None)
