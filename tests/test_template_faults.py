@@ -86,8 +86,9 @@ def test_group_scales_work_bits_before_bytes_per_weight() -> None:
 
 
 def test_fp4_works_its_parts_in_order_from_the_bits() -> None:
-    """quantization/fp4-blackwell: NVFP4 is 4 bits plus an 8-bit scale per 32, 8 ÷ 32 + 4 = 4.25
-    bits, 4.25 ÷ 8 = 0.53125, 0.5313 B per weight to four figures, a half rounded away from zero (seed 1), shown after (a), never before it."""
+    """quantization/fp4-blackwell seed 1 draws MXFP4: 4 bits plus an 8-bit (E8M0) scale per 32,
+    8 ÷ 32 + 4 = 4.25 bits, 4.25 ÷ 8 = 0.53125, 0.5313 B per weight to four figures (a half rounds
+    away from zero), shown after (a), never before it."""
     lines = _lines("quantization/fp4-blackwell", 1)
     steps = [line for line in lines if line.startswith("- ")]
     assert (
