@@ -10,6 +10,7 @@ import io
 import json
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import pypdf
@@ -178,3 +179,24 @@ def test_a_what_if_that_leaves_the_roof_alone_does_not_name_it() -> None:
             for roof in view.roofs:
                 moved = not all(map(math.isclose, (roof.peak_flops, roof.bandwidth), own))
                 assert bool(roof.what_if) == moved, (template.id, seed, roof.label)
+
+
+def test_every_operator_a_worked_step_can_print_is_typeset() -> None:
+    # hierarchical-all-reduce's NIC step reads "400 Gb/s ÷ 8 × 95 %": set.typ had no "÷", and every
+    # PDF with that template failed ('dictionary does not contain key "÷"'). Each operator the
+    # engine's display code writes (op("…") literals and the comparisons it shows) must be mapped.
+    source = "\n".join(path.read_text() for path in Path("engine").rglob("*.py"))
+    emitted = set(re.findall(r'\bop\("([^"]+)"\)', source)) | {"×", "+", "−", "=", "≥", ">", "≤", "<", "≠"}
+    mapped = set(re.findall(r'"([^"]+)": sym\.', TEMPLATE.read_text()))
+    assert "÷" in emitted
+    assert emitted <= mapped, emitted - mapped
+
+
+def test_a_key_with_a_division_sign_lays_out(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "key.pdf"
+    code, _, err = run_cli(
+        "generate", "--question", "parallelism/hierarchical-all-reduce", "--count", "1",
+        "--answers", "inline", "--no-plots", "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "÷ 8" in "".join(page.extract_text() for page in pypdf.PdfReader(out).pages)
