@@ -50,12 +50,18 @@ _XREF_LINES = 10_000  # cross-reference lines written at once
 # In an object's bytes: an escaped character or a parenthesis (a literal string's, where nothing
 # is a reference), the end of the object or the start of a stream, or a reference.
 _TOKEN = re.compile(rb"\\.|[()]|endobj|stream\r?\n|(?<![0-9.])([0-9]+) 0 R\b", re.S)
+_REFERENCE = re.compile(rb"(?<![0-9.])([0-9]+) 0 R\b")
 
 
 def _renumbered_body(data: bytes, offset: int, number: Callable[[int], int]) -> bytes | None:
     """The object at `offset` (`N 0 obj … endobj`) as bytes with each reference's object number
     replaced by `number(old)`, or None for a stream (its binary data may hold anything)."""
     start = data.index(b"obj", offset) + 3
+    end = data.find(b"endobj", start)
+    body = data[start:end]
+    if end > 0 and b"(" not in body and b"stream" not in body and b"\\" not in body:
+        # Most tag elements hold no string and no stream: every "N 0 R" in them is a reference.
+        return _REFERENCE.sub(lambda found: b"%d 0 R" % number(int(found[1])), body).strip()
     pieces, position, depth = [], start, 0
     for token in _TOKEN.finditer(data, start):
         text = token.group()
