@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import msgspec
+import pypdf
 
 from perfdrill.engine.model.specs import Sourced, load_specs
 from perfdrill.engine.output.spec_facts import chip_table, model_table
@@ -73,3 +76,31 @@ def test_printed_cards_cite_the_same_sources_in_words() -> None:
         "Hugging Face model config, google/gemma-2-9b (heads are 256 wide: 16 heads span 4,096, "
         "not the 3,584 model width)"
     )
+
+
+def _baselines(pdf: Path) -> dict[str, float]:
+    """Each text run on page 1 by its first baseline, in points from the page's foot."""
+    found: dict[str, float] = {}
+
+    def visit(text: str, cm: list[float], tm: list[float], font: Any, size: float) -> None:
+        found.setdefault(text.strip(), cm[5] + tm[5])
+
+    pypdf.PdfReader(pdf).pages[0].extract_text(visitor_text=visit)
+    return found
+
+
+def test_a_third_spec_card_starts_below_the_chip_card(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    # Rejected: speculative/large-batch's first variant printed the 'Llama 3.1 8B' card heading over the
+    # B200 card's last row ('host link (one-way)'), 7.4 pt apart: the grid of cards had no row gap.
+    # Seed 2 draws B200 with Llama 3.1 70B and the Llama 3.1 8B draft: three cards, two rows.
+    out = tmp_path / "set.pdf"
+    code, _, err = run_cli(
+        "generate", "--question", "speculative/large-batch", "--count", "1", "--seed", "2",
+        "--answers", "none", "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    at = _baselines(out)
+    assert "NVIDIA B200 (HGX)" in at and "Llama 3.1 8B" in at
+    # The 9 pt heading's capitals (about 6.5 pt) and the 8.5 pt row's descenders (about 2 pt) need
+    # 8.5 pt between baselines to touch; 12 pt leaves a visible gap.
+    assert at["host link (one-way)"] - at["Llama 3.1 8B"] >= 12
