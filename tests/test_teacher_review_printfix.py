@@ -104,3 +104,25 @@ def test_a_third_spec_card_starts_below_the_chip_card(tmp_path: Path, run_cli) -
     # The 9 pt heading's capitals (about 6.5 pt) and the 8.5 pt row's descenders (about 2 pt) need
     # 8.5 pt between baselines to touch; 12 pt leaves a visible gap.
     assert at["host link (one-way)"] - at["Llama 3.1 8B"] >= 12
+
+
+def _card(model_id: str) -> dict[str, str]:
+    return {row.fact: row.value for row in model_table(load_specs().model(model_id)).rows}
+
+
+def test_deepseek_v3_card_says_mla_and_what_the_engine_caches() -> None:
+    # Rejected: the card read 'attention MHA' with '128 KV heads' of dim 128. DeepSeek-V3's config
+    # (kv_lora_rank 512, qk_rope_head_dim 64) caches 512 + 64 = 576 elements per token per layer.
+    card = _card("deepseek-v3")
+    assert card["attention"] == "MLA: caches 576 elements per token per layer"
+    assert "KV heads" not in card
+    assert card["query heads"] == "128"
+
+
+def test_sliding_window_models_say_so() -> None:
+    # Mistral 7B v0.1 config: sliding_window 4096 on every layer; Gemma 2: 4,096-token local layers
+    # alternate with global ones (Gemma 2 config and report).
+    assert _card("mistral-7b")["attention"] == "GQA, sliding window 4,096"
+    assert _card("gemma-2-9b")["attention"] == "GQA, sliding window 4,096 on alternate layers"
+    assert _card("gemma-2-27b")["attention"] == "GQA, sliding window 4,096 on alternate layers"
+    assert _card("llama-3.1-8b")["attention"] == "GQA"
