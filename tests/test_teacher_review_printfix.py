@@ -15,6 +15,8 @@ import pypdf
 
 from perfdrill.engine.model.specs import Sourced, load_specs
 from perfdrill.engine.output.spec_facts import chip_table, model_table
+from perfdrill.engine.problems import RooflineView, generate, load_bank
+from perfdrill.engine.problems.roofline_view import roofline_view
 
 # What a student cannot look up: a file name, a snake_case key, code comparison, `x` for times.
 CODE_LIKE = re.compile(r"\.yaml|\.json|[a-z0-9]+_[a-z0-9_]+|!=| x ")
@@ -126,3 +128,52 @@ def test_sliding_window_models_say_so() -> None:
     assert _card("gemma-2-9b")["attention"] == "GQA, sliding window 4,096 on alternate layers"
     assert _card("gemma-2-27b")["attention"] == "GQA, sliding window 4,096 on alternate layers"
     assert _card("llama-3.1-8b")["attention"] == "GQA"
+
+
+def _view(template_id: str, seed: int) -> RooflineView | None:
+    return roofline_view(generate(load_bank().get(template_id), seed, load_specs()).variant)
+
+
+def _point_labels(template_id: str, seed: int) -> list[str]:
+    view = _view(template_id, seed)
+    assert view is not None, template_id
+    return [point.label for point in view.points]
+
+
+def test_a_point_whose_label_states_the_what_if_is_not_labelled_a_what_if() -> None:
+    # Rejected: 'decode step, batch 11 (what-if: batch = 11)' (serving/slo-cost) and 'batch 325
+    # (what-if: batch = 325)' (quantization/kv-cache-batch): the label already says the batch.
+    for template_id in ("serving/slo-cost", "quantization/kv-cache-batch", "serving/decode-profile"):
+        for seed in (1, 2, 3):
+            for label in _point_labels(template_id, seed):
+                assert not re.search(r"batch ([\d,]+) \(what-if: batch = \1\)", label), label
+                assert re.fullmatch(r"decode step, batch [\d,]+( \(what-if: .*\))?", label), label
+    # A what-if that changes more than the label shows keeps its name: the quantized KV cache.
+    labels = _point_labels("quantization/kv-cache-batch", 1)
+    assert any("(what-if: bytes per KV element = " in label for label in labels), labels
+    # ...and so does one that swaps the chip, which a matmul's shape does not show.
+    labels = _point_labels("roofline/measured-upgrade", 1)
+    assert any(label.endswith("(what-if: the chip NVIDIA B200 (HGX))") for label in labels), labels
+
+
+def test_a_roof_at_the_bf16_peak_is_labelled_bf16() -> None:
+    # Rejected: w8a8-compute's legend named the weight-only roof (the chip's bf16 peak) 'int8 (what-if:
+    # ...)'. H200 datasheet: 989 TFLOP/s dense bf16, 1,979 TOPS int8; B200: fp8 is half the fp4 peak.
+    roofs = [roof.label for seed in (1, 2, 3) for roof in _view("quantization/w8a8-compute", seed).roofs]  # type: ignore[union-attr]
+    what_ifs = [label for label in roofs if "what-if: peak FLOP/s" in label]
+    assert what_ifs and all(", bf16 (what-if: peak FLOP/s " in label for label in what_ifs), roofs
+    assert "8 × NVIDIA H200 SXM 141GB, bf16 (what-if: peak FLOP/s 989\u00a0TFLOP/s)" in roofs
+    roofs = [roof.label for roof in _view("quantization/fp4-blackwell", 1).roofs]  # type: ignore[union-attr]
+    assert roofs[1].startswith("2 × NVIDIA B200 (HGX), fp8 (what-if: half the peak FLOP/s"), roofs
+
+
+def test_no_plot_of_what_the_problem_does_not_define() -> None:
+    # Rejected: speculative/measured-rounds plotted 'decode step, batch 256: 196 FLOP/B', whose
+    # intensity needs a KV length the prompt never gives: its answers rest on the profiled times.
+    # kernels/l2-resident-weights plotted the kernel at its HBM intensity (15.8 FLOP/B, 16 TFLOP/s)
+    # while the working keeps the weights in L2 (6.44 us for 302 MFLOP is about 47 TFLOP/s).
+    for seed in (1, 2, 3, 4, 5):
+        assert _view("speculative/measured-rounds", seed) is None
+        assert _view("kernels/l2-resident-weights", seed) is None
+    # A decode step the prompt does define keeps its plot.
+    assert _point_labels("serving/slo-cost", 1)[0] == "decode step, batch 1"
