@@ -177,3 +177,15 @@ def test_no_plot_of_what_the_problem_does_not_define() -> None:
         assert _view("kernels/l2-resident-weights", seed) is None
     # A decode step the prompt does define keeps its plot.
     assert _point_labels("serving/slo-cost", 1)[0] == "decode step, batch 1"
+
+
+def test_l2_resident_weights_names_device_memory_not_hbm(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # Rejected: on a T4 (GDDR6) part (c) read 'repeat HBM bytes = ...'. Seed 2 draws a T4 (320 GB/s).
+    code, out, err = run_cli(
+        "generate", "--question", "kernels/l2-resident-weights", "--count", "1", "--seed", "2",
+        "--answers", "inline",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "GDDR6" in out and "320\u00a0GB/s" in out
+    assert "HBM" not in out
+    assert "- **(c)** repeat device-memory bytes = weight matrix bytes × (1 − weights fit L2)" in out
