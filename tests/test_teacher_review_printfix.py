@@ -189,3 +189,12 @@ def test_l2_resident_weights_names_device_memory_not_hbm(run_cli) -> None:  # ty
     assert "GDDR6" in out and "320\u00a0GB/s" in out
     assert "HBM" not in out
     assert "- **(c)** repeat device-memory bytes = weight matrix bytes × (1 − weights fit L2)" in out
+
+
+def test_a_draft_and_its_target_on_one_chart_are_named_by_model() -> None:
+    # Rejected (speculative/draft-cost, PDF legend): 'what-if: the model Llama 3.1 8B and params
+    # 8.03B params and active params 8.03B params'. Seed 1 drafts Qwen2.5 7B for Qwen2.5 72B, batch 4.
+    assert _point_labels("speculative/draft-cost", 1) == [
+        "decode step, batch 4, Qwen2.5 72B",
+        "decode step, batch 4, Qwen2.5 7B",
+    ]

@@ -191,6 +191,17 @@ def _roof_label(variant: Variant, scope: str | None = None) -> str:
     return label + (f" at {mfu:.0%} MFU" if mfu < 1 else "")
 
 
+# What a model swap brings with it: a template may pin the new model's counts as the prompt shows them.
+_MODEL_COUNTS = ("params", "active_params")
+
+
+def _model_name(variant: Variant, scope: str | None) -> str:
+    """The model a scope runs: its own swap ("draft"), else the question's."""
+    swapped = variant.template.scenario_specs.get(scope or "", {}).get("model")
+    model = variant.params.get(swapped) if swapped else _scenario(variant, "model", None)
+    return str(getattr(model, "name", "the model"))
+
+
 def what_if_names(variant: Variant) -> dict[str, str]:
     """Each what-if scenario as a person reads it, e.g. "what-if: twice the memory bandwidth"."""
     return {
@@ -227,6 +238,8 @@ def roofline_view(variant: Variant) -> RooflineView | None:
     for sweep, swept, names in sweeps:
         operations = _operations(workload, names, _closure(workload, names, variant.inputs))
         places += [(None, {sweep: value}, "", operations) for value in swept]
+    # Two models on one chart (a draft and its target): each point names its model.
+    two_models = any("model" in template.scenario_specs.get(scope or "", {}) for scope in asked)
     roofs: list[Roof] = []
     points: list[OperatingPoint] = []
     for scope, replaced, suffix, operations in places:
@@ -274,6 +287,9 @@ def roofline_view(variant: Variant) -> RooflineView | None:
                 label = op.name(workload, reading)
             except PerfdrillError:  # a template that gives FLOPs and bytes outright, not a shape
                 label = "the kernel"
+            if two_models:
+                label += f", {_model_name(variant, scope)}"
+                read.update(("model", *_MODEL_COUNTS))
             # "decode step, batch 11" already says what a what-if setting the batch to 11 changes
             shown = scope is not None and changed <= read
             try:
