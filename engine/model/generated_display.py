@@ -666,7 +666,7 @@ QUANTITIES = {
     'split_k_to_fill@kernels': ('split k to fill', None, True, ('ceil', ('*', 'sm_count', ('^', ('ceil', ('*', 'n', ('^', 'rows_per_block', -1))), -1)))),
     'weight_matrix_bytes@kernels': ('weight matrix bytes', None, False, ('*', 'k', 'n', 'weight_bytes_per_param')),
     'weights_fit_l2@kernels': ('weights fit L2', None, False, ('pw', (1, ('>=', 'l2_cache_bytes', 'weight_matrix_bytes')), (0, True))),
-    'repeat_hbm_bytes@kernels': ('repeat HBM bytes', None, False, ('+', ('*', 'weight_matrix_bytes', ('+', 1, ('*', -1, 'weights_fit_l2'))), ('*', 'activation_bytes', ('+', ('*', 'm', 'k'), ('*', 'm', 'n'))))),
+    'repeat_hbm_bytes@kernels': ('repeat device-memory bytes', None, False, ('+', ('*', 'weight_matrix_bytes', ('+', 1, ('*', -1, 'weights_fit_l2'))), ('*', 'activation_bytes', ('+', ('*', 'm', 'k'), ('*', 'm', 'n'))))),
     'repeat_memory_time@kernels': ('repeat memory time', None, False, ('+', ('*', 'weights_fit_l2', 'weight_matrix_bytes', ('^', 'memory_bandwidth', -1), ('^', 'mbu', -1), ('^', 'l2_bandwidth_ratio', -1)), ('*', 'repeat_hbm_bytes', ('^', 'memory_bandwidth', -1), ('^', 'mbu', -1)))),
     'repeat_runtime@kernels': ('repeat runtime', None, False, ('max', 'compute_time', 'repeat_memory_time')),
     'l2_speedup@kernels': ('L2 speedup', None, False, ('*', 'runtime', ('^', 'repeat_runtime', -1))),

@@ -116,14 +116,16 @@ L2_REUSE = [
         (SYM["m"] * SYM["k"] + SYM["m"] * SYM["n"]) * SYM["activation_bytes"]
         + (1 - q("weights_fit_l2")) * q("weight_matrix_bytes"),
         "byte",
-        "HBM traffic of a repeated call: activations, and the weights only if they left L2",
+        "device-memory traffic of a repeated call: activations, and the weights only if they left L2",
+        # HBM on most chips, GDDR on a T4, L4 or RTX 4090: the label names neither
+        label="repeat device-memory bytes",
     ),
     define(
         "repeat_memory_time",
         q("repeat_hbm_bytes") / _HBM
         + q("weights_fit_l2") * q("weight_matrix_bytes") / (SYM["l2_bandwidth_ratio"] * _HBM),
         "s",
-        "HBM reads at HBM bandwidth plus L2-resident weights at L2's faster rate",
+        "device-memory reads at its bandwidth plus L2-resident weights at L2's faster rate",
     ),
     define(
         "repeat_runtime",

@@ -162,6 +162,10 @@ class Model(_Entry, frozen=True, kw_only=True):
     dense_layers: NonNegative | None = None
     dense_ffn: Positive | None = None
     position_embeddings: NonNegative = 0
+    # Tokens a sliding-window layer attends to, shown on the model's card; the engine caches the
+    # full context either way. `alternate`: local and global layers alternate (Gemma 2).
+    sliding_window: Positive | None = None
+    sliding_window_layers: Literal["all", "alternate"] = "all"
     context_window: Tokens  # the longest context the model takes (its config's window)
     attention_params_per_layer: Parameters | None = None
     kv_elements_per_token_per_layer: Count | None = None

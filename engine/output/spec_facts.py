@@ -50,9 +50,23 @@ _FACT_NAMES = {"attention": "attention", "mlp": "MLP"}  # the rest read as the e
 _MODEL_FACTS = ("layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab", "attention", "mlp")
 
 
+def _attention(model: Model, kind: str) -> str:
+    """The attention as the engine models it: MLA's cached latent, a sliding window where known."""
+    if model.kv_elements_per_token_per_layer is not None:
+        cached = model.kv_elements_per_token_per_layer.value
+        return f"MLA: caches {cached:,.0f} elements per token per layer"
+    if model.sliding_window is not None:
+        where = " on alternate layers" if model.sliding_window_layers == "alternate" else ""
+        return f"{kind}, sliding window {model.sliding_window:,}{where}"
+    return kind
+
+
 def model_table(model: Model) -> SpecTable:
     view = model_view(model)
+    view["attention"] = _attention(model, view["attention"])
     facts = _MODEL_FACTS + (("experts", "experts_per_token") if model.is_moe else ())
+    if model.kv_elements_per_token_per_layer is not None:  # MLA caches a latent, not KV heads
+        facts = tuple(fact for fact in facts if fact != "kv_heads")
     rows = [SpecRow(_FACT_NAMES.get(fact, label_of("model", fact)), str(view[fact]), "") for fact in facts]
     for fact, value in (
         ("published params", model.published_params),

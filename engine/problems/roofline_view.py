@@ -11,7 +11,7 @@ plots both draw this; every number is an engine quantity (`system_flops`, `syste
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,9 @@ class Operation:
     name: Callable[[str, Values], str]  # (workload, values) -> the label a person reads
     traffic: str | None = None
     workloads: tuple[str, ...] | None = None  # None: any workload that computes its quantities
-    unless: str | None = None  # not plotted when the answers use this, unless they ask about it
+    # Not plotted when the answers use one of these, unless they ask about the operation itself:
+    # the traffic the working uses is then not the roofline's (an unfused chain; weights in L2).
+    unless: tuple[str, ...] = ()
 
     @property
     def bytes(self) -> str:
@@ -62,7 +64,7 @@ def _main_operation(workload: str, values: Values) -> str:
 
 
 OPERATIONS = (
-    Operation("", _main_operation, unless="unfused_bytes"),
+    Operation("", _main_operation, unless=("unfused_bytes", "repeat_hbm_bytes")),
     Operation(
         "",
         lambda _, v: f"the chain run eagerly: {_count(v('kernels'))} kernels",
@@ -101,8 +103,9 @@ def _positive(value: float) -> float | None:
     return value if math.isfinite(value) and value > 0 else None
 
 
-def _closure(workload: str, names: Iterable[str]) -> set[str]:
-    """`names` and every computed quantity they are worked out from."""
+def _closure(workload: str, names: Iterable[str], given: Container[str] = ()) -> set[str]:
+    """`names` and every computed quantity they are worked out from. A `given` quantity (a time
+    the prompt states) is used as it stands: what it would be worked out from is not."""
     table = set(computed(workload))
     seen: set[str] = set()
     stack = [name for name in names if name in table]
@@ -110,7 +113,8 @@ def _closure(workload: str, names: Iterable[str]) -> set[str]:
         name = stack.pop()
         if name not in seen:
             seen.add(name)
-            stack.extend(arg for arg in info(workload, name).args if arg in table)
+            if name not in given:
+                stack.extend(arg for arg in info(workload, name).args if arg in table)
     return seen
 
 
@@ -139,7 +143,7 @@ def _operations(workload: str, asked: set[str], used: set[str]) -> list[Operatio
         if (op.workloads is None or workload in op.workloads)
         and {op.prefix + "flops", op.bytes, op.prefix + "attainable_flops"} <= table
         and (op.bytes in used or (op.traffic is None and op.prefix + "flops" in used))
-        and not (op.unless and op.unless in used and not asked & _own_quantities(op))
+        and not (used.intersection(op.unless) and not asked & _own_quantities(op))
     ]
 
 
@@ -160,6 +164,16 @@ def _scenario(variant: Variant, key: str, default: Any) -> Any:
     return variant.params[value] if isinstance(value, str) and value in variant.params else value
 
 
+def _dtype_drawn(variant: Variant, chip: Any, peak: float) -> str:
+    """The dtype whose peak the roof draws: a what-if that sets the peak FLOP/s to the chip's bf16
+    peak draws the bf16 roof, whatever dtype the question itself runs in."""
+    dtype = _scenario(variant, "dtype", "bf16")
+    peaks = getattr(chip, "peak_flops", {})
+    if dtype in peaks and math.isclose(peaks[dtype].value, peak):
+        return str(dtype)
+    return next((other for other, rate in peaks.items() if math.isclose(rate.value, peak)), str(dtype))
+
+
 def _roof_label(variant: Variant, scope: str | None = None) -> str:
     """The roof a setting draws, named by what sets it: "4 × H100 SXM, bf16 at 50% MFU"."""
     chip = _scenario(variant, "chip", None)
@@ -173,8 +187,19 @@ def _roof_label(variant: Variant, scope: str | None = None) -> str:
 
     chips, mfu = round(value("chips", 1)), value("mfu", 1.0)
     label = f"{chips} × {name}" if chips > 1 else name
-    label += f", {_scenario(variant, 'dtype', 'bf16')}"
+    label += f", {_dtype_drawn(variant, chip, value('peak_flops', math.nan))}"
     return label + (f" at {mfu:.0%} MFU" if mfu < 1 else "")
+
+
+# What a model swap brings with it: a template may pin the new model's counts as the prompt shows them.
+_MODEL_COUNTS = ("params", "active_params")
+
+
+def _model_name(variant: Variant, scope: str | None) -> str:
+    """The model a scope runs: its own swap ("draft"), else the question's."""
+    swapped = variant.template.scenario_specs.get(scope or "", {}).get("model")
+    model = variant.params.get(swapped) if swapped else _scenario(variant, "model", None)
+    return str(getattr(model, "name", "the model"))
 
 
 def what_if_names(variant: Variant) -> dict[str, str]:
@@ -207,12 +232,14 @@ def roofline_view(variant: Variant) -> RooflineView | None:
     places: list[tuple[str | None, dict[str, float], str, list[Operation]]] = []
     what_if = what_if_names(variant)
     for scope, names in asked.items():
-        used = _closure(workload, names)
+        used = _closure(workload, names, variant.inputs)
         suffix = f" ({what_if[scope]})" if scope else ""
         places.append((scope, {}, suffix, _operations(workload, names, used)))
     for sweep, swept, names in sweeps:
-        operations = _operations(workload, names, _closure(workload, names))
+        operations = _operations(workload, names, _closure(workload, names, variant.inputs))
         places += [(None, {sweep: value}, "", operations) for value in swept]
+    # Two models on one chart (a draft and its target): each point names its model.
+    two_models = any("model" in template.scenario_specs.get(scope or "", {}) for scope in asked)
     roofs: list[Roof] = []
     points: list[OperatingPoint] = []
     for scope, replaced, suffix, operations in places:
@@ -247,13 +274,26 @@ def roofline_view(variant: Variant) -> RooflineView | None:
         def values(name: str, look: Variant = look, scope: str | None = scope) -> Any:
             return look.lookup(name, scope)
 
+        changed = {*template.scenarios.get(scope or "", {}), *template.scenario_specs.get(scope or "", {})}
+
         for op in operations:
+            read: set[str] = set()
+
+            def reading(name: str, read: set[str] = read) -> Any:
+                read.add(name)
+                return values(name)
+
             try:
-                label = op.name(workload, values)
+                label = op.name(workload, reading)
             except PerfdrillError:  # a template that gives FLOPs and bytes outright, not a shape
                 label = "the kernel"
+            if two_models:
+                label += f", {_model_name(variant, scope)}"
+                read.update(("model", *_MODEL_COUNTS))
+            # "decode step, batch 11" already says what a what-if setting the batch to 11 changes
+            shown = scope is not None and changed <= read
             try:
-                point = _point(op, look, scope, label + suffix)
+                point = _point(op, look, scope, label + ("" if shown else suffix))
             except (PerfdrillError, ArithmeticError, TypeError, ValueError):
                 continue
             if point is None or any(
