@@ -19,6 +19,7 @@ from perfdrill.engine.problems.explanation.steps import (
     derated_step,
     derived_step,
     expression_step,
+    input_step,
     reads_what_if,
 )
 from perfdrill.engine.problems.explanation.values import (
@@ -344,6 +345,8 @@ class Working:
                 if scope is None
                 else None
             )
+            if derated is None and scope is None:  # an input worked out from what the prompt states
+                derated = input_step(self.template, self.variant, name, self.shown)
             if derated is not None:  # worked, so the reader sees where the efficiency enters
                 texts[name] = derated.result
                 self.worked.setdefault(scope, set()).add(name)

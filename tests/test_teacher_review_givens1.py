@@ -1,0 +1,31 @@
+"""Givens the prompt does not show (issue 21, task F2a): a value the template works out from what
+the prompt states is a step, never a given. Each pinned at a teacher's seed (/work/teacher4), with
+the numbers worked by hand in the test from what the prompt shows."""
+
+from __future__ import annotations
+
+from perfdrill.engine.model import load_specs
+from perfdrill.engine.output.markdown import explanation_markdown
+from perfdrill.engine.problems.bank import load_bank
+from perfdrill.engine.problems.generation import Problem, generate
+
+BANK, SPECS = load_bank([]), load_specs([])
+NBSP = "\u00a0"
+
+
+def _lines(template_id: str, seed: int) -> list[str]:
+    """The worked solution as the key prints it (Markdown), line by line."""
+    problem: Problem = generate(BANK.get(template_id), seed, SPECS)
+    return explanation_markdown(problem).replace(NBSP, " ").replace("\\", "").splitlines()
+
+
+def _givens(lines: list[str]) -> str:
+    return " ".join(line for line in lines if line.startswith("Given:"))
+
+
+def test_tokens_per_step_are_worked_from_the_batch() -> None:
+    """training/mamf-step-check seed 766682 (P247): 4,096 sequences of 2,048 tokens each step,
+    4,096 × 2,048 = 8,388,608 = 8.389M tokens, which the prompt never states."""
+    lines = _lines("training/mamf-step-check", 766682)
+    assert "- training tokens = sequences × sequence length = 4,096 × 2,048 tokens = 8.389M tokens" in lines
+    assert "training tokens" not in _givens(lines)
