@@ -29,3 +29,12 @@ def test_tokens_per_step_are_worked_from_the_batch() -> None:
     lines = _lines("training/mamf-step-check", 766682)
     assert "- training tokens = sequences × sequence length = 4,096 × 2,048 tokens = 8.389M tokens" in lines
     assert "training tokens" not in _givens(lines)
+
+
+def test_optimizer_bytes_are_worked_from_the_fp32_state() -> None:
+    """training/zero-stages and fsdp-activations listed "optimizer bytes per param = 12 B/param",
+    which the prompt never states: it names an fp32 master copy and two fp32 moments, 4 + 4 + 4 B."""
+    for template_id, seed in (("training/zero-stages", 41934), ("training/fsdp-activations", 641004)):
+        lines = _lines(template_id, seed)
+        assert "- optimizer bytes per param = 4 B/param + 4 B/param + 4 B/param = 12 B/param" in lines
+        assert "optimizer bytes" not in _givens(lines)
