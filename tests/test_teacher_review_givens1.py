@@ -38,3 +38,20 @@ def test_optimizer_bytes_are_worked_from_the_fp32_state() -> None:
         lines = _lines(template_id, seed)
         assert "- optimizer bytes per param = 4 B/param + 4 B/param + 4 B/param = 12 B/param" in lines
         assert "optimizer bytes" not in _givens(lines)
+
+
+def test_flops_per_element_are_worked_from_the_kernels() -> None:
+    """overhead/kernel-chain seed 345015 (P85) listed "FLOPs per element = 200 FLOP" against the
+    prompt's one FLOP per element in each kernel: 200 kernels × 1 FLOP = 200 FLOP, worked."""
+    lines = _lines("overhead/kernel-chain", 345015)
+    assert "- FLOPs per element = kernels × 1 FLOP = 200 × 1 FLOP = 200 FLOP" in lines
+    assert "FLOPs per element" not in _givens(lines)
+
+
+def test_batch_doubling_reads_the_measured_doubling_first() -> None:
+    """overhead/batch-doubling seed 950918 (P79) never used the measured 5.16 ms -> 10.3 ms it is
+    built on: (a) now asks for it, 10.3 ÷ 5.16 = 1.996, to three figures 2 (the work bounds the step)."""
+    lines = _lines("overhead/batch-doubling", 950918)
+    assert "- **(a)** step time growth = doubled step time ÷ step time = 10.3 ms ÷ 5.16 ms = **2**" in lines
+    assert "FLOPs per element" not in _givens(lines)
+    assert "- FLOPs per element = kernels × 1 FLOP = 200 × 1 FLOP = 200 FLOP" in lines
