@@ -1156,7 +1156,7 @@ QUANTITIES = {
     'min_chips@train_economics': ('fewest chips', None, True, ('ceil', ('*', 'memory_required', ('^', 'memory_capacity', -1)))),
     'max_trainable_params@train_economics': ('largest trainable model', None, False, ('*', 'system_memory', ('^', 'training_bytes_per_param', -1))),
     'training_throughput@train_economics': ('training throughput', None, False, ('*', 'tokens', ('^', 'measured_runtime', -1))),
-    'achieved_flops@train_economics': ('achieved FLOPs', None, False, ('*', 'flops', ('^', 'measured_runtime', -1))),
+    'achieved_flops@train_economics': ('achieved FLOP/s', None, False, ('*', 'flops', ('^', 'measured_runtime', -1))),
     'achieved_mfu@train_economics': ('achieved MFU', None, False, ('*', ('^', 'chips', -1), 'achieved_flops', ('^', 'peak_flops', -1))),
     'mfu_verdict@train_economics': ('MFU verdict', None, False, ('pw', (0, ('<', 'achieved_mfu', 0.3)), (1, ('<=', 'achieved_mfu', 0.6)), (2, True))),
     'compute_optimal_tokens@train_economics': ('compute optimal tokens', None, False, ('*', 'params', 'tokens_per_param')),
