@@ -188,6 +188,7 @@ class Working:
                 self._work(scope, by_scope[scope])
         if not self.drafts:
             self._enter(None)
+        self._list_prompted(answer.names)
         step = expression_step(self.template, self.variant, answer, result, self.shown, unit)
         if step is None:
             return
@@ -216,10 +217,11 @@ class Working:
                 self._enter(back)
         if name in self.texts.get(None, {}) and not letter:
             return  # worked while working what it reads
+        self._enter(self.drafts[-1].scope if self.drafts else None)
+        self._list_prompted(by_name[name].value.names)
         step = derived_step(self.template, self.variant, name, self.shown, answer if letter else "")
         if step is None:
             return
-        self._enter(self.drafts[-1].scope if self.drafts else None)
         if letter:
             self.drafts[-1].parts[step.name] = letter
         self.texts.setdefault(None, {})[name] = step.result
@@ -364,6 +366,18 @@ class Working:
             draft.givens.append(
                 Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, ""))
             )
+
+    def _list_prompted(self, names: set[tuple[str | None, str]]) -> None:
+        """List among the givens each `derived:` value the prompt shows (the MAMF) that a step
+        reads and no line showed yet, as the prompt shows it."""
+        prompted = {d.name for d in self.template.derived} - unshown_derived(self.template)
+        texts = self.texts.setdefault(None, {})
+        for scope, name in sorted(names, key=lambda pair: (pair[0] or "", pair[1])):
+            if scope is None and name in prompted and name not in texts:
+                shown = value_text(self.template, self.variant, name, float(self.variant.lookup(name, None)))
+                texts[name] = as_prompted(shown, self.prompt, NBSP)
+                label = label_of(self.template.workload, name)
+                self.drafts[-1].givens.append(Given(label, as_prompted(shown, self.prompt, "")))
 
     def _reads_unshown_what_if(self, name: str) -> bool:
         by_name = {d.name: d for d in self.template.derived}
