@@ -55,3 +55,31 @@ def test_batch_doubling_reads_the_measured_doubling_first() -> None:
     assert "- **(a)** step time growth = doubled step time ÷ step time = 10.3 ms ÷ 5.16 ms = **2**" in lines
     assert "FLOPs per element" not in _givens(lines)
     assert "- FLOPs per element = kernels × 1 FLOP = 200 × 1 FLOP = 200 FLOP" in lines
+
+
+def test_mamf_step_check_names_each_step_and_lists_the_mamf() -> None:
+    """training/mamf-step-check seed 766682 (P247): the prompt's MAMF (271 TFLOP/s) was read but
+    never listed; (c) and (d) had no name on the left; a rate read "achieved FLOPs". By hand:
+    6 × 69B × 8.389M = 3,473 PFLOP; ÷ (1,024 × 271 TFLOP/s) = 12.5 s; 3,473 PFLOP ÷ 32.9 s =
+    105.6 PFLOP/s; ÷ (1,024 × 271 TFLOP/s) = 38 %."""
+    lines = _lines("training/mamf-step-check", 766682)
+    assert "MAMF = 271 TFLOP/s" in _givens(lines)
+    assert (
+        "- **(c)** MAMF step time = FLOPs ÷ (chips × MAMF) = 3,470 PFLOP ÷ (1,024 × 271 TFLOP/s) = **12.5 s**"
+        in lines
+    )
+    share = "- **(d)** share of MAMF = achieved FLOP/s ÷ (chips × MAMF)"
+    assert f"{share} = 106 PFLOP/s ÷ (1,024 × 271 TFLOP/s) = **38 %**" in lines
+    assert not any("achieved FLOPs" in line for line in lines)
+
+
+def test_mfu_claim_uses_the_stated_parameter_count() -> None:
+    """training/mfu-claim seed 597446 (P250) rebuilt 13B from an architecture the prompt never
+    shows. By hand from the stated 13B: 6 × 13B × (2,048 × 4,096 = 8.389M) = 654 PFLOP."""
+    lines = _lines("training/mfu-claim", 597446)
+    assert "- active params = params = 13B params" in lines
+    assert (
+        "- FLOPs = 6 × active params × training tokens = 6 × 13B params × 8.389M tokens = 654 PFLOP" in lines
+    )
+    assert not any("MLP width" in line or "vocabulary" in line for line in lines)
+    assert "training tokens" not in _givens(lines)
