@@ -83,3 +83,12 @@ def test_mfu_claim_uses_the_stated_parameter_count() -> None:
     )
     assert not any("MLP width" in line or "vocabulary" in line for line in lines)
     assert "training tokens" not in _givens(lines)
+
+
+def test_gradient_bytes_are_named_as_gradients() -> None:
+    """parallelism/dp-gradient-sync seed 431149 (P95) listed "bytes per weight = 4 B/param" for
+    fp32 gradients of bf16 weights. By hand: 9.24B params × 4 B (fp32 gradient) = 36.96 GB → 37 GB."""
+    lines = _lines("parallelism/dp-gradient-sync", 431149)
+    assert "bytes per gradient = 4 B/param" in _givens(lines)
+    assert "- **(a)** all-reduce buffer = params × bytes per gradient = 9.24B params × 4 B/param = **37 GB**" in lines
+    assert not any("bytes per weight" in line for line in lines)

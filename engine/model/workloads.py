@@ -197,9 +197,9 @@ GROUP_COLLECTIVE = [*LINK_GROUP, *collective(q("group_link_bandwidth"))]
 GRADIENT_SYNC = [
     define(
         "collective_bytes",
-        q("params") * SYM["weight_bytes_per_param"],
+        q("params") * SYM["gradient_bytes_per_param"],
         "byte",
-        "data parallel: one gradient per parameter, in the weights' dtype",
+        "data parallel: one gradient per parameter, in the dtype the gradients are kept",
         label="all-reduce buffer",
     ),
 ]
