@@ -90,5 +90,27 @@ def test_gradient_bytes_are_named_as_gradients() -> None:
     fp32 gradients of bf16 weights. By hand: 9.24B params × 4 B (fp32 gradient) = 36.96 GB → 37 GB."""
     lines = _lines("parallelism/dp-gradient-sync", 431149)
     assert "bytes per gradient = 4 B/param" in _givens(lines)
-    assert "- **(a)** all-reduce buffer = params × bytes per gradient = 9.24B params × 4 B/param = **37 GB**" in lines
+    assert (
+        "- **(a)** all-reduce buffer = params × bytes per gradient = 9.24B params × 4 B/param = **37 GB**"
+        in lines
+    )
     assert not any("bytes per weight" in line for line in lines)
+
+
+def test_an_exponent_of_one_is_kept_and_given() -> None:
+    """moe/all-experts-profile seed 954692 (P66): at batch 1 the formula lost its ^(batch) and batch
+    was missing from the givens. By hand: 8 × (1 − (1 − 2 ÷ 8)¹) = 8 × 0.25 = 2."""
+    lines = _lines("moe/all-experts-profile", 954692)
+    assert "batch = 1" in _givens(lines)
+    touched = "- **(a)** experts touched = experts × (1 − (1 − experts per token ÷ experts)^(batch))"
+    assert f"{touched} = 8 × (1 − (1 − 2 ÷ 8)¹) = **2**" in lines
+
+
+def test_a_kib_figure_stays_binary() -> None:
+    """moe/all-experts-profile (P64-P66): the prompt's 128 KiB/token was restated "131 kB/token".
+    Mixtral 8x7B by hand: 2 (K, V) × 32 layers × 8 KV heads × 128 × 2 B = 131,072 B = 128 KiB;
+    seed 954692 reads 1,024 tokens: 128 KiB × 1,024 = 134.2 MB."""
+    lines = _lines("moe/all-experts-profile", 954692)
+    assert "KV cache per token = 128 KiB/token" in _givens(lines)
+    assert "- KV cache = KV cache per token × context = 128 KiB/token × 1,024 tokens = 134 MB" in lines
+    assert not any("131 kB" in line for line in lines)
