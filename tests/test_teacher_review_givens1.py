@@ -114,3 +114,15 @@ def test_a_kib_figure_stays_binary() -> None:
     assert "KV cache per token = 128 KiB/token" in _givens(lines)
     assert "- KV cache = KV cache per token × context = 128 KiB/token × 1,024 tokens = 134 MB" in lines
     assert not any("131 kB" in line for line in lines)
+
+
+def test_moe_tokens_are_the_prompts_tokens_per_chip() -> None:
+    """moe/expert-parallel-all-to-all seed 927491 (P70) and load-imbalance seed 230748 (P76)
+    listed "sequence length = 1 token" and called a GPU's tokens "batch". By hand: top-4 routing of
+    a 512-token prefill chunk is 4 × 512 = 2,048 assignments; top-2 of 16,384 tokens is 32,768."""
+    lines = _lines("moe/expert-parallel-all-to-all", 927491)
+    assert "tokens per chip = 512 tokens" in _givens(lines)
+    assert "- routed assignments per chip = experts per token × tokens per chip = 4 × 512 tokens = 2,048" in lines
+    lines += _lines("moe/load-imbalance", 230748)
+    assert "- routed assignments per chip = experts per token × tokens per chip = 2 × 16,384 tokens = 32,768" in lines
+    assert not any("sequence length" in line or "batch =" in line for line in lines)
