@@ -122,7 +122,13 @@ def test_moe_tokens_are_the_prompts_tokens_per_chip() -> None:
     a 512-token prefill chunk is 4 × 512 = 2,048 assignments; top-2 of 16,384 tokens is 32,768."""
     lines = _lines("moe/expert-parallel-all-to-all", 927491)
     assert "tokens per chip = 512 tokens" in _givens(lines)
-    assert "- routed assignments per chip = experts per token × tokens per chip = 4 × 512 tokens = 2,048" in lines
+    assert (
+        "- routed assignments per chip = experts per token × tokens per chip = 4 × 512 tokens = 2,048"
+        in lines
+    )
     lines += _lines("moe/load-imbalance", 230748)
-    assert "- routed assignments per chip = experts per token × tokens per chip = 2 × 16,384 tokens = 32,768" in lines
+    assert (
+        "- routed assignments per chip = experts per token × tokens per chip = 2 × 16,384 tokens = 32,768"
+        in lines
+    )
     assert not any("sequence length" in line or "batch =" in line for line in lines)

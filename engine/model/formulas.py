@@ -182,7 +182,7 @@ INPUT_LABELS: dict[str, str] = {
     "shared_experts": "shared experts",
     "position_embeddings": "learned positions",
     "weight_bytes_per_param": "bytes per weight",
-    "gradient_bytes_per_param": "bytes per gradient",  # fp32 gradients of bf16 weights: never "bytes per weight"
+    "gradient_bytes_per_param": "bytes per gradient",  # fp32 gradients of bf16 weights: not "per weight"
     "kv_bytes_per_element": "bytes per KV element",
     "activation_bytes": "bytes per activation",
     "batch": "batch",
