@@ -45,7 +45,6 @@ INPUTS: dict[str, tuple[str, str]] = {
     "shared_experts": ("1", "always-on experts per MoE layer"),
     "position_embeddings": ("1", "rows of a learned position table"),
     "weight_bytes_per_param": ("byte/parameter", "bytes per stored weight"),
-    "gradient_bytes_per_param": ("byte/parameter", "bytes per gradient, in the dtype gradients are kept"),
     "kv_bytes_per_element": ("byte", "bytes per cached K or V element"),
     "activation_bytes": ("byte", "bytes per activation element"),
     "batch": ("1", "sequences processed together"),
@@ -182,7 +181,6 @@ INPUT_LABELS: dict[str, str] = {
     "shared_experts": "shared experts",
     "position_embeddings": "learned positions",
     "weight_bytes_per_param": "bytes per weight",
-    "gradient_bytes_per_param": "bytes per gradient",  # fp32 gradients of bf16 weights: not "per weight"
     "kv_bytes_per_element": "bytes per KV element",
     "activation_bytes": "bytes per activation",
     "batch": "batch",
