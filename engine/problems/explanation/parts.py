@@ -87,7 +87,7 @@ class Working:
             else:
                 self._given_answer(scope, name, label, self.answers[index])
         else:
-            self._expression(label, answer, self.answers[index], part.unit)
+            self._expression(label, answer, self.answers[index], part.unit, part.label)
 
     def _work(self, scope: str | None, names: list[str], letter: str = "") -> None:
         """Steps for `names` in `scope` that no earlier line of that scope showed; a step for a
@@ -174,7 +174,7 @@ class Working:
         self.drafts[-1].items.append(read)
         self.drafts[-1].parts[name] = letter
 
-    def _expression(self, letter: str, answer: Any, result: str, unit: str) -> None:
+    def _expression(self, letter: str, answer: Any, result: str, unit: str, title: str = "") -> None:
         """An answer the template writes as arithmetic: what it reads worked first, in its own
         setting, then the expression itself with the values as shown."""
         by_scope: dict[str | None, list[str]] = {}
@@ -192,7 +192,7 @@ class Working:
         step = expression_step(self.template, self.variant, answer, result, self.shown, unit)
         if step is None:
             return
-        step = replace(step, name=f"({letter})")
+        step = replace(step, name=f"({letter})", label=title)  # the part's `label`, if it has one
         self.drafts[-1].items.append(step)
         self.drafts[-1].parts[step.name] = letter
 
