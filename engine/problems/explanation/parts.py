@@ -348,7 +348,7 @@ class Working:
                 else None
             )
             if derated is None and scope is None:  # an input worked out from what the prompt states
-                derated = input_step(self.template, self.variant, name, self.shown)
+                derated = input_step(self.template, self.variant, name, self.shown, self.prompt)
             if derated is not None:  # worked, so the reader sees where the efficiency enters
                 texts[name] = derated.result
                 self.worked.setdefault(scope, set()).add(name)

@@ -79,13 +79,13 @@ def derated_step(
     return Step(name, label_of(template.workload, name), formula, substituted, result, value)
 
 
-def input_step(template: Template, variant: Variant, name: str, shown: Shown) -> Step | None:
+def input_step(template: Template, variant: Variant, name: str, shown: Shown, prompt: str) -> Step | None:
     """An input the template works out from what the prompt states (`tokens: sequences * sequence`,
     `optimizer_bytes_per_param: 4 + 4 + 4`) as a step, "training tokens = sequences × sequence
     length = 4,096 × 2,048 tokens = 8.389M tokens", never a given the prompt does not show; None
     for an input the prompt shows (`given.tokens`), a conversion (`nic * 1000000000 / 8`) or one
-    that is not plain arithmetic. A number written among counts carries the input's unit: the
-    prompt's "one FLOP per element" per kernel reads "kernels × 1 FLOP"."""
+    that is not plain arithmetic or reads a figure the `prompt` writes otherwise. A number written
+    among counts carries the input's unit: "one FLOP per element" per kernel is "kernels × 1 FLOP"."""
     expression = template.inputs.get(name)
     if (
         expression is None
@@ -109,14 +109,17 @@ def input_step(template: Template, variant: Variant, name: str, shown: Shown) ->
             )
         return word(label_of(template.workload, _name(key)))
 
+    figures = {
+        _name(key): shown(None, _name(key))
+        or value_text(template, variant, _name(key), float(variant.lookup(_name(key), None)))
+        for key in names_in(tree)
+    }
+    said = prompt.replace(NBSP, " ")
+    if any(text.split(NBSP)[0] not in said for text in figures.values()):
+        return None  # a figure the prompt writes otherwise (58112 in code): a given, as it was
+
     def figure(key: str) -> Any:
-        if key.startswith("#"):
-            return leaf(key)
-        own = _name(key)
-        number = float(variant.lookup(own, None))
-        if isinstance(tree, tuple) and tree[0] == "+" and _unit(template.workload, own) == "1":
-            return quantity(value_text(template, variant, name, number))  # a term: "1,536 + 256 tokens"
-        return quantity(shown(None, own) or value_text(template, variant, own, number))
+        return leaf(key) if key.startswith("#") else quantity(figures[_name(key)])
 
     named = _named_numbers(tree)
     substituted = display_node(named, figure) if names_in(tree) else None
