@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -367,7 +368,7 @@ class Working:
                 Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, ""))
             )
 
-    def _list_prompted(self, names: set[tuple[str | None, str]]) -> None:
+    def _list_prompted(self, names: Collection[tuple[str | None, str]]) -> None:
         """List among the givens each `derived:` value the prompt shows (the MAMF) that a step
         reads and no line showed yet, as the prompt shows it."""
         prompted = {d.name for d in self.template.derived} - unshown_derived(self.template)
