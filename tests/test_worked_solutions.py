@@ -43,10 +43,10 @@ def test_a_subtracted_difference_keeps_its_brackets() -> None:
 
 
 def test_experts_touched_at_batch_1_keeps_its_brackets() -> None:
-    """At batch 1, E·(1 − (1 − k/E)^B) is 8 × (1 − (1 − 2 ÷ 8)) = 8 × 0.25 = 2, not the −2 that
-    `8 × (1 − 1 − 2 ÷ 8)` reads as."""
+    """At batch 1, E·(1 − (1 − k/E)^B) is 8 × (1 − (1 − 2 ÷ 8)¹) = 8 × 0.25 = 2, not the −2 that
+    `8 × (1 − 1 − 2 ÷ 8)` reads as; the exponent stays, as the teacher review asked (F2a)."""
     text = _text(_problem("moe/all-experts-profile", 175462))
-    assert "= 8 × (1 − (1 − 2 ÷ 8)) = 2" in text
+    assert "= 8 × (1 − (1 − 2 ÷ 8)¹) = 2" in text
 
 
 def test_no_choice_text_stands_inside_arithmetic() -> None:

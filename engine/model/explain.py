@@ -229,9 +229,13 @@ def derivation(
     visited: set[str] = set()
 
     def visit(name: str) -> None:
-        if name in visited or name in fixed:
+        if name in visited:
             return
         visited.add(name)
+        if name in fixed:  # read only where a formula keeps it (an exponent of 1): a given
+            if name in values:
+                givens.append(name)
+            return
         if name not in context.table or name in given:
             if name in values:
                 givens.append(name)

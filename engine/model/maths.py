@@ -120,6 +120,9 @@ class Simplifier:
         head, *args = tree
         if head == "pw":
             return self._case(args)
+        if head == "^" and isinstance(args[1], str) and self.fixed.get(args[1]) == 1:
+            # x^batch keeps its exponent at batch 1: the formula reads the same in every variant
+            return ("^", self.run(args[0]), args[1])
         simplified = [self.run(arg) for arg in args]
         if head == "+":
             return _sum(simplified)

@@ -45,8 +45,15 @@ EXPERT_READS = [
 
 EXPERT_PARALLEL = [
     define(
+        "tokens_per_chip",
+        SYM["batch"] * SYM["sequence"],
+        "token",
+        "tokens each chip brings to one MoE layer: a template that states them sets this directly",
+        label="tokens per chip",  # a prefill chunk's 512 tokens, never "batch" times a length of 1
+    ),
+    define(
         "routed_assignments_per_chip",
-        SYM["batch"] * SYM["sequence"] * SYM["experts_per_token"],
+        q("tokens_per_chip") * SYM["experts_per_token"],
         "1",
         "token-to-expert assignments per chip and MoE layer when routing is even: its tokens × k",
     ),

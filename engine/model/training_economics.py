@@ -33,6 +33,7 @@ TRAINING_ECONOMICS = [
         q("flops") / SYM["measured_runtime"],
         "FLOP/s",
         "model FLOPs (6 per parameter per token) per second the run achieves",
+        label="achieved FLOP/s",  # a rate, never "achieved FLOPs"
     ),
     define(
         "achieved_mfu",

@@ -196,10 +196,17 @@ GROUP_COLLECTIVE = [*LINK_GROUP, *collective(q("group_link_bandwidth"))]
 
 GRADIENT_SYNC = [
     define(
+        "gradient_bytes_per_param",
+        SYM["weight_bytes_per_param"],
+        "byte/parameter",
+        "gradients in the weights' dtype, unless a template states their own (fp32 for bf16 weights)",
+        label="bytes per gradient",
+    ),
+    define(
         "collective_bytes",
-        q("params") * SYM["weight_bytes_per_param"],
+        q("params") * q("gradient_bytes_per_param"),
         "byte",
-        "data parallel: one gradient per parameter, in the weights' dtype",
+        "data parallel: one gradient per parameter, in the dtype the gradients are kept",
         label="all-reduce buffer",
     ),
 ]

@@ -227,6 +227,15 @@ class PartFields(Declared):
         Annotated[str, Meta(description="why this choice part may give one answer in over 90% of variants")]
         | UnsetType
     ) = UNSET
+    label: (
+        Annotated[
+            str,
+            Meta(
+                min_length=1, description="what the working calls an arithmetic answer, e.g. MAMF step time"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class FollowUpFields(Declared):

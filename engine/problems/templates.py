@@ -43,7 +43,7 @@ QUESTION_FILE = "question.yaml"
 PROMPT_FILE = "prompt.md.j2"
 # The fields each part kind takes besides name, kind and prompt.
 _KIND_FIELDS = {
-    "numeric": ("answer", "unit", "tolerance", "mistakes"),
+    "numeric": ("answer", "unit", "tolerance", "mistakes", "label"),
     "choice": ("answer", "choices", "correct", "mostly_one_answer"),
     "multi": ("answer", "choices", "correct", "sweep", "mostly_one_answer"),
 }
@@ -89,6 +89,7 @@ class Part:
     sweep_values: tuple[float, ...] = ()
     sweep_unit: str = "1"
     mostly_one_answer: str = ""  # why a choice part may give one answer in over 90% of variants
+    label: str = ""  # what the working calls an arithmetic answer ("MAMF step time")
     answer_line: int = 0
     prompt_line: int = 0
 
@@ -311,7 +312,16 @@ def _parts(entries: list[PartFields], where: Where) -> tuple[Part, ...]:
         path = ("parts", index)
         if fields.name in {p.name for p in parts}:
             raise where.error(f"{fields.name!r} is already the name of another part", *path, "name")
-        for other in ("answer", "unit", "tolerance", "choices", "correct", "sweep", "mostly_one_answer"):
+        for other in (
+            "answer",
+            "unit",
+            "tolerance",
+            "choices",
+            "correct",
+            "sweep",
+            "mostly_one_answer",
+            "label",
+        ):
             if getattr(fields, other) is not UNSET and other not in _KIND_FIELDS[fields.kind]:
                 raise where.error(f"a {fields.kind} part takes no {other}", *path, other)
         if fields.mistakes and "mistakes" not in _KIND_FIELDS[fields.kind]:
@@ -326,6 +336,8 @@ def _parts(entries: list[PartFields], where: Where) -> tuple[Part, ...]:
         }
         if fields.mostly_one_answer is not UNSET:
             common["mostly_one_answer"] = fields.mostly_one_answer
+        if fields.label is not UNSET:
+            common["label"] = fields.label
         if fields.kind == "numeric":
             parts.append(_numeric_part(fields, common, where, path))
         elif fields.kind == "choice":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -19,6 +20,7 @@ from perfdrill.engine.problems.explanation.steps import (
     derated_step,
     derived_step,
     expression_step,
+    input_step,
     reads_what_if,
 )
 from perfdrill.engine.problems.explanation.values import (
@@ -86,7 +88,7 @@ class Working:
             else:
                 self._given_answer(scope, name, label, self.answers[index])
         else:
-            self._expression(label, answer, self.answers[index], part.unit)
+            self._expression(label, answer, self.answers[index], part.unit, part.label)
 
     def _work(self, scope: str | None, names: list[str], letter: str = "") -> None:
         """Steps for `names` in `scope` that no earlier line of that scope showed; a step for a
@@ -173,7 +175,7 @@ class Working:
         self.drafts[-1].items.append(read)
         self.drafts[-1].parts[name] = letter
 
-    def _expression(self, letter: str, answer: Any, result: str, unit: str) -> None:
+    def _expression(self, letter: str, answer: Any, result: str, unit: str, title: str = "") -> None:
         """An answer the template writes as arithmetic: what it reads worked first, in its own
         setting, then the expression itself with the values as shown."""
         by_scope: dict[str | None, list[str]] = {}
@@ -187,10 +189,11 @@ class Working:
                 self._work(scope, by_scope[scope])
         if not self.drafts:
             self._enter(None)
+        self._list_prompted(answer.names)
         step = expression_step(self.template, self.variant, answer, result, self.shown, unit)
         if step is None:
             return
-        step = replace(step, name=f"({letter})")
+        step = replace(step, name=f"({letter})", label=title)  # the part's `label`, if it has one
         self.drafts[-1].items.append(step)
         self.drafts[-1].parts[step.name] = letter
 
@@ -215,10 +218,11 @@ class Working:
                 self._enter(back)
         if name in self.texts.get(None, {}) and not letter:
             return  # worked while working what it reads
+        self._enter(self.drafts[-1].scope if self.drafts else None)
+        self._list_prompted(by_name[name].value.names)
         step = derived_step(self.template, self.variant, name, self.shown, answer if letter else "")
         if step is None:
             return
-        self._enter(self.drafts[-1].scope if self.drafts else None)
         if letter:
             self.drafts[-1].parts[step.name] = letter
         self.texts.setdefault(None, {})[name] = step.result
@@ -344,6 +348,8 @@ class Working:
                 if scope is None
                 else None
             )
+            if derated is None and scope is None:  # an input worked out from what the prompt states
+                derated = input_step(self.template, self.variant, name, self.shown, self.prompt)
             if derated is not None:  # worked, so the reader sees where the efficiency enters
                 texts[name] = derated.result
                 self.worked.setdefault(scope, set()).add(name)
@@ -361,6 +367,18 @@ class Working:
             draft.givens.append(
                 Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, ""))
             )
+
+    def _list_prompted(self, names: Collection[tuple[str | None, str]]) -> None:
+        """List among the givens each `derived:` value the prompt shows (the MAMF) that a step
+        reads and no line showed yet, as the prompt shows it."""
+        prompted = {d.name for d in self.template.derived} - unshown_derived(self.template)
+        texts = self.texts.setdefault(None, {})
+        for scope, name in sorted(names, key=lambda pair: (pair[0] or "", pair[1])):
+            if scope is None and name in prompted and name not in texts:
+                shown = value_text(self.template, self.variant, name, float(self.variant.lookup(name, None)))
+                texts[name] = as_prompted(shown, self.prompt, NBSP)
+                label = label_of(self.template.workload, name)
+                self.drafts[-1].givens.append(Given(label, as_prompted(shown, self.prompt, "")))
 
     def _reads_unshown_what_if(self, name: str) -> bool:
         by_name = {d.name: d for d in self.template.derived}

@@ -79,6 +79,90 @@ def derated_step(
     return Step(name, label_of(template.workload, name), formula, substituted, result, value)
 
 
+def input_step(template: Template, variant: Variant, name: str, shown: Shown, prompt: str) -> Step | None:
+    """An input the template works out from what the prompt states (`tokens: sequences * sequence`,
+    `optimizer_bytes_per_param: 4 + 4 + 4`) as a step, "training tokens = sequences × sequence
+    length = 4,096 × 2,048 tokens = 8.389M tokens", never a given the prompt does not show; None
+    for an input the prompt shows (`given.tokens`), a conversion (`nic * 1000000000 / 8`) or one
+    that is not plain arithmetic or reads a figure the `prompt` writes otherwise. A number written
+    among counts carries the input's unit: "one FLOP per element" per kernel is "kernels × 1 FLOP"."""
+    expression = template.inputs.get(name)
+    if (
+        expression is None
+        or not isinstance(expression.tree, ast.BinOp)
+        or f"given.{name}" in _texts(template)
+    ):
+        return None
+    tree = _tree(expression.tree)
+    if tree is None or any(_scope(key) or _name(key) not in variant.params for key in names_in(tree)):
+        return None
+    if any(abs(number) >= _CONVERSION for number in _numbers(tree)):
+        return None
+    value = float(variant.inputs[name])
+    counts = all(_unit(template.workload, _name(key)) == "1" for key in names_in(tree))
+
+    def leaf(key: str) -> Any:
+        if key.startswith("#"):
+            number = float(key[1:])
+            return quantity(
+                value_text(template, variant, name, number) if counts else format_quantity(number, "1")
+            )
+        return word(label_of(template.workload, _name(key)))
+
+    figures = {
+        _name(key): shown(None, _name(key))
+        or value_text(template, variant, _name(key), float(variant.lookup(_name(key), None)))
+        for key in names_in(tree)
+    }
+    said = prompt.replace(NBSP, " ")
+    if any(text.split(NBSP)[0] not in said for text in figures.values()):
+        return None  # a figure the prompt writes otherwise (58112 in code): a given, as it was
+
+    def figure(key: str) -> Any:
+        return leaf(key) if key.startswith("#") else quantity(figures[_name(key)])
+
+    named = _named_numbers(tree)
+    substituted = display_node(named, figure) if names_in(tree) else None
+    result = value_text(template, variant, name, value)
+    return Step(
+        name, label_of(template.workload, name), display_node(named, leaf), substituted, result, value
+    )
+
+
+_CONVERSION = 100  # 1024, 1e9 / 8, a percent ÷ 100: a change of unit, not a quantity the prompt states
+
+
+def _unit(workload: str, name: str) -> str:
+    try:
+        return info(workload, name).unit
+    except PerfdrillError:  # a template parameter the engine does not know: a count
+        return "1"
+
+
+def _texts(template: Template) -> str:
+    return " ".join([template.prompt, *(part.prompt for part in template.parts), *template.hints])
+
+
+def _numbers(tree: Tree) -> list[float]:
+    if isinstance(tree, int | float):
+        return [float(tree)]
+    if isinstance(tree, tuple):
+        return [number for arg in tree[1:] for number in _numbers(arg) if number != -1]
+    return []
+
+
+def _named_numbers(tree: Tree) -> Tree:
+    """`tree` with each number but the −1 of a difference as a leaf "#4", so it can carry a unit."""
+    if isinstance(tree, int | float) and tree != -1:
+        return f"#{tree}"
+    if isinstance(tree, tuple):
+        head, *args = tree
+        if head == "^":
+            return (head, _named_numbers(args[0]), args[1])
+        return (head, *(_named_numbers(arg) for arg in args))
+    return tree
+
+
 def expression_step(
     template: Template, variant: Variant, expression: Any, result: str, shown: Shown, unit: str
 ) -> Step | None:

@@ -26,6 +26,8 @@ def binary_names(template: Template, variant: Variant) -> frozenset[str]:
         for _, name in part.answer.names
     }
     written = {d.name for d in template.derived if d.unit and "iB" in d.unit}
+    # A value the prompt prints in binary units (`given.kv_bytes_per_token | qty('KiB/token')`).
+    prompted = set(_QTY_BINARY.findall(template.prompt))
     # An input the template builds from KiB or MiB (`sram_bytes: sram_kib * 1024`): its prompt
     # shows "192 KiB", so the working does too, never "196.6 kB".
     kibi = {name for name, expression in template.inputs.items() if _KIBI.search(expression.text)}
@@ -36,9 +38,10 @@ def binary_names(template: Template, variant: Variant) -> frozenset[str]:
         for name, expression in overrides.items()
         if _WHOLE_MEBI.fullmatch(expression.text.strip()) and int(expression.text) % 1048576 == 0
     }
-    return frozenset(spec | asked | written | kibi | rows)
+    return frozenset(spec | asked | written | prompted | kibi | rows)
 
 
+_QTY_BINARY = re.compile(r"given\.(\w+)\s*\|\s*qty\(\s*['\"][KMGT]iB")
 _KIBI = re.compile(r"\*\s*(?:1024|1048576)\b")
 _WHOLE_MEBI = re.compile(r"[1-9][0-9]{6,}")
 
