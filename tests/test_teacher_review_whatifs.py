@@ -152,3 +152,24 @@ def test_the_fp8_case_works_its_own_cache_and_memory_time() -> None:
     )
     assert "- bytes moved = KV cache + weight bytes = 495 GB + 145 GB = 640 GB" in block
     assert "- memory time = bytes moved ÷ system bandwidth = 640 GB ÷ 26.8 TB/s = 23.9 ms" in block
+
+
+def test_w8a8_works_the_weight_only_case_as_the_question_s_own() -> None:
+    """quantization/w8a8-compute, seed 912295 (set 3, P157): the weight-only case that (a), (c) and
+    (d) ask was framed as a what-if ("With half the peak FLOP/s") and the int8 peak called "the
+    question's own values". By hand, 2 × A100 (312 TFLOP/s bf16, 624 int8, 2.039 TB/s each):
+    ridge 624 ÷ 4.078 = 153 FLOP/B, batch 153 × 1 B ÷ 2 = 77; int8 ridge 1,248 ÷ 4.078 = 306, 153;
+    weight-only step 7.62 GB ÷ 4.078 TB/s = 1.87 ms, memory-bound, so W8A8 is no faster: 1."""
+    lines = _lines("quantization/w8a8-compute", 912295)
+    what_if = "*With int8 math at the int8 peak (624 TFLOP/s per chip):*"
+    assert lines[2].startswith("Given: chips = 2 · peak FLOP/s = 312 TFLOP/s")
+    assert lines.index(what_if) > _index(lines, "- **(a)**")
+    assert lines[_index(lines, "- **(a)**")].endswith("= 153 FLOP/B × 1 B/param ÷ 2 = **77**")
+    assert lines[_index(lines, "- **(b)**")].endswith("= 306 FLOP/B × 1 B/param ÷ 2 = **153**")
+    assert lines[_index(lines, "- **(d)**")].endswith("= max(391 µs, 1.87 ms) = **1.87 ms**")
+    assert "- **(e)** runtime ÷ runtime with int8 math = 1.87 ms ÷ 1.87 ms = **1**" in lines
+    assert not any("half the peak" in line or "Given: peak FLOP/s = 624" in line for line in lines)
+
+
+def _index(lines: list[str], start: str) -> int:
+    return next(i for i, line in enumerate(lines) if line.startswith(start))

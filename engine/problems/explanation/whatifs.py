@@ -3,6 +3,7 @@ value moved ("memory time halves to 4.4 µs", "falls from 509 ms to 205 ms")."""
 
 from __future__ import annotations
 
+import ast
 import math
 
 from perfdrill.engine.model.evaluation import computed
@@ -57,6 +58,10 @@ def changes(
         label, shown = label_of(template.workload, name), value_text(template, variant, name, new, digits)
         if math.isclose(old, new, rel_tol=1e-12) and source is None:
             continue  # unchanged; one set from a quantity is still named ("chips = 1 (the fleet chips)")
+        path = _math_path(template, scope, name)
+        if path is not None:  # "int8 math at the int8 peak", never "twice the peak FLOP/s (624 TFLOP/s)"
+            said.append(f"{path} math" + ("" if brief else f" at the {path} peak ({shown} per chip)"))
+            continue
         words = SETTING_WORDS.get(name, {})
         if round(new) in words:  # a case in words: "the cache sent over PCIe", never "transfer link = 2"
             said.append(words[round(new)])
@@ -79,6 +84,15 @@ def changes(
     for (shown, was), labels in moves.items():
         said.append(f"{' and '.join(labels)} at {shown} instead of {was}")
     return " and ".join(said)
+
+
+def _math_path(template: Template, scope: str | None, name: str) -> str | None:
+    """The dtype whose peak a scenario runs the math at ("int8" for `peak_flops: int8_peak_flops`)."""
+    expression = template.scenarios.get(scope or "", {}).get(name)
+    if name != "peak_flops" or expression is None or not isinstance(expression.tree, ast.Name):
+        return None
+    dtype = expression.tree.id.removesuffix("_peak_flops")
+    return dtype if dtype != expression.tree.id else None
 
 
 def set_from(template: Template, scope: str | None, name: str) -> str | None:
