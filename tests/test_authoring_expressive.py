@@ -88,7 +88,9 @@ def test_two_models_in_one_question(speculative) -> None:  # type: ignore[no-unt
     assert [m.id for m in speculative.models] == ["llama-3.1-70b", "llama-3.1-8b"]
     from perfdrill.engine.problems.roofline_view import what_if_names
 
-    assert what_if_names(speculative.variant) == {"drafting": "what-if: the draft model Llama 3.1 8B"}  # plots
+    assert what_if_names(speculative.variant) == {
+        "drafting": "what-if: the draft model Llama 3.1 8B"
+    }  # plots
 
 
 def test_given_shows_scenarios_and_converts_units(speculative) -> None:  # type: ignore[no-untyped-def]

@@ -157,7 +157,9 @@ class Working:
             if step.name in texts:
                 value = float(self.variant.lookup(step.name, scope))
                 same_inputs = all(
-                    math.isclose(float(self.variant.lookup(arg, scope)), float(self.variant.lookup(arg, here)))
+                    math.isclose(
+                        float(self.variant.lookup(arg, scope)), float(self.variant.lookup(arg, here))
+                    )
                     for arg in args
                 )
                 if same_inputs and math.isclose(value, step.value, rel_tol=1e-9):
@@ -473,7 +475,9 @@ class Working:
             asked=asked,
             shown=shown,
             # a swapped model's values are its own: the unit a part asks the target's in is not theirs
-            **how_shown(self.template, self.variant, scope if swaps_model(self.template, scope) else EVERY_SCOPE),
+            **how_shown(
+                self.template, self.variant, scope if swaps_model(self.template, scope) else EVERY_SCOPE
+            ),
         )
 
 

@@ -14,7 +14,6 @@ from perfdrill.engine.problems.explanation.values import value_text
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant
 
-
 # Values a what-if sets together that name one case, said as that case: one expert used by every
 # token is a dense model, not "half the experts per token (1) and experts at 1 instead of 16".
 _CASES = {
