@@ -39,9 +39,9 @@ def changes(
     before, after = variant.values(reference), variant.values(scope)
     moves: dict[tuple[str, str], list[str]] = {}  # (new, old) shown -> labels: links that move together
     said = swapped(template, variant, scope) if reference != scope else []
-    for case, words in _CASES.items():  # a set of values that is one thing: "a dense model"
+    for case, named in _CASES.items():  # a set of values that is one thing: "a dense model"
         if reference is None and all(name in changed and after.get(name) == value for name, value in case):
-            said.append(words)
+            said.append(named)
             changed = [name for name in changed if name not in dict(case)]
     for name in dict.fromkeys(changed):
         if moves_with_model(template, scope, name) or moves_with_model(template, reference, name):
