@@ -173,3 +173,13 @@ def test_w8a8_works_the_weight_only_case_as_the_question_s_own() -> None:
 
 def _index(lines: list[str], start: str) -> int:
     return next(i for i, line in enumerate(lines) if line.startswith(start))
+
+
+def test_the_draft_step_time_keeps_the_unit_its_part_asks() -> None:
+    """speculative/draft-cost asks the draft's step in ms: the step read off below (b) says it in ms
+    too, not "0.385 ms" then "385.1 µs". Seed 38, 8 × MI300X (42.4 TB/s), Llama 3.1 8B at batch 4 and
+    512 tokens: 16.06 GB + 4 × 32 × 2 × 8 × 128 × 2 B × 512 = 0.27 GB; 16.33 GB ÷ 42.4 TB/s = 0.385 ms."""
+    lines = _lines("speculative/draft-cost", 38)
+    b = _index(lines, "- **(b)**")
+    assert lines[b].endswith("= max(6.14 µs, 385 µs) = **0.385 ms**")
+    assert lines[b + 1] == "- draft step time = 0.3851 ms"

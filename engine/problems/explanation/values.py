@@ -56,6 +56,17 @@ def asked_units(template: Template, scope: str | None = EVERY_SCOPE) -> dict[str
     The first part asking a name decides; counts and ratios keep their own way of writing. With a
     `scope`, only what is asked in that setting (a swapped model's: the draft's runtime is not the
     target's, so it keeps the µs its memory time shows, not the ms (a) asks the target's in)."""
+    found = _asked_by_parts(template, scope)
+    for derived in template.derived:  # one that names a what-if's value reads in its unit: the draft step
+        ((where, name),) = derived.value.names if len(derived.value.names) == 1 else ((None, ""),)
+        named = _asked_by_parts(template, where) if isinstance(derived.value.tree, ast.Attribute) else {}
+        if name in named:
+            found.setdefault(derived.name, named[name])
+    return found
+
+
+def _asked_by_parts(template: Template, scope: str | None) -> dict[str, str]:
+    """Name -> the unit a numeric part asks it in, for the parts asking it in `scope`."""
     found: dict[str, str] = {}
     for part in template.parts:
         answer = part.answer
