@@ -27,6 +27,7 @@ from perfdrill.engine.problems.explanation.values import (
     how_shown,
     unshown_derived,
     value_text,
+    what_if_value,
 )
 from perfdrill.engine.problems.explanation.whatifs import (
     changes,
@@ -241,7 +242,7 @@ class Working:
             elif scope is not None and used not in self.texts.get(scope, {}):
                 back = self.drafts[-1].scope if self.drafts else None
                 self._work(scope, [used])
-                if not isinstance(by_name[name].value.tree, ast.Attribute):
+                if what_if_value(by_name[name].value) is None:
                     self._enter(back)  # else read off in the what-if it names, under its line
         if name in self.texts.get(None, {}) and not letter:
             return  # worked while working what it reads

@@ -58,11 +58,18 @@ def asked_units(template: Template, scope: str | None = EVERY_SCOPE) -> dict[str
     target's, so it keeps the µs its memory time shows, not the ms (a) asks the target's in)."""
     found = _asked_by_parts(template, scope)
     for derived in template.derived:  # one that names a what-if's value reads in its unit: the draft step
-        ((where, name),) = derived.value.names if len(derived.value.names) == 1 else ((None, ""),)
-        named = _asked_by_parts(template, where) if isinstance(derived.value.tree, ast.Attribute) else {}
-        if name in named:
-            found.setdefault(derived.name, named[name])
+        named = what_if_value(derived.value)
+        if named is not None and named[1] in (asked := _asked_by_parts(template, named[0])):
+            found.setdefault(derived.name, asked[named[1]])
     return found
+
+
+def what_if_value(expression: Any) -> tuple[str, str] | None:
+    """(scope, name) for an expression that only names a what-if's value (`drafting.runtime`)."""
+    if not isinstance(expression.tree, ast.Attribute) or len(expression.names) != 1:
+        return None
+    ((scope, name),) = expression.names
+    return None if scope is None else (scope, name)
 
 
 def _asked_by_parts(template: Template, scope: str | None) -> dict[str, str]:
