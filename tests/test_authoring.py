@@ -110,7 +110,7 @@ def test_the_guide_s_own_course_example_passes_check_and_explains_its_formulas(r
     assert bank.families["serving_lab"].title == "Serving lab"
     problem = generate(bank.get("serving_lab/speculative-draft"), 3, load_specs())
     text = explanation_markdown(problem).replace("\u00a0", " ")
-    assert "*With the model Qwen2.5 7B:*" in text
+    assert "*With the draft model Qwen2.5 7B:*" in text
     assert text.index("**(c)**") < text.index("**(d)**")  # each part in the order asked (issue 21)
     # The guide quotes this seed's steps; each is worked by hand here. (1 - 0.9^7) / 0.1 = 5.217;
     # 16,384 tokens in pages of 32 tokens are 512 pages.

@@ -88,7 +88,9 @@ def test_two_models_in_one_question(speculative) -> None:  # type: ignore[no-unt
     assert [m.id for m in speculative.models] == ["llama-3.1-70b", "llama-3.1-8b"]
     from perfdrill.engine.problems.roofline_view import what_if_names
 
-    assert what_if_names(speculative.variant) == {"drafting": "what-if: the model Llama 3.1 8B"}  # plots
+    assert what_if_names(speculative.variant) == {
+        "drafting": "what-if: the draft model Llama 3.1 8B"
+    }  # plots
 
 
 def test_given_shows_scenarios_and_converts_units(speculative) -> None:  # type: ignore[no-untyped-def]
@@ -109,14 +111,14 @@ def test_parameters_and_derived_values_carry_units(speculative) -> None:  # type
 
 def test_the_question_s_own_formulas_are_worked_steps(speculative) -> None:  # type: ignore[no-untyped-def]
     text = explanation_markdown(speculative).replace("\u00a0", " ")
-    assert "*With the model Llama 3.1 8B:*" in text
+    assert "*With the draft model Llama 3.1 8B:*" in text
     # (1 - 0.8^5) / 0.2 = 3.3616 tokens per round; 3.36 × 10.6 / (4 × 1.24 + 10.6) = 2.29.
     assert (
         "- tokens per round = (1 − alpha^(k + 1)) ÷ (1 − alpha) = (1 − 0.8^(4 + 1)) ÷ (1 − 0.8) = 3.36"
         in text
     )
     assert (
-        "**(c)** speedup = tokens per round × runtime ÷ (k × runtime with the model Llama 3.1 8B + "
+        "**(c)** speedup = tokens per round × runtime ÷ (k × runtime with the draft model Llama 3.1 8B + "
         "runtime) = 3.36 × 10.6 ms ÷ (4 × 1.24 ms + 10.6 ms) = **2.29**" in text
     )
     assert "**(e)** ⌈context ÷ page⌉ = ⌈4,096 tokens ÷ 16⌉ = **256**" in text
@@ -154,7 +156,7 @@ def test_a_second_chip_in_one_question(tmp_path: Path) -> None:
         problem.prompt.replace("\u00a0", " ")
         == "NVIDIA H100 SXM5 80GB or NVIDIA A100 SXM4 80GB: 139 µs or 441 µs."
     )
-    assert "*With the chip NVIDIA A100 SXM4 80GB:*" in explanation_markdown(problem)
+    assert "*With the other chip NVIDIA A100 SXM4 80GB:*" in explanation_markdown(problem)
 
 
 # A ring all-reduce of 1 GB over 4 V100s' NVLink 2 (150 GB/s one way): 2·(3/4)·1 GB / 150 GB/s

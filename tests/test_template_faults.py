@@ -108,7 +108,7 @@ def test_chip_choice_says_which_chip_wins_and_keeps_the_fleets() -> None:
     lines = _lines("serving/chip-choice", 1)
     assert "The NVIDIA A100 SXM4 80GB wins: 0.275 USD per million output tokens against 0.336 USD" in lines[0]
     assert "*With chips = 1 (the fleet chips):*" in lines
-    assert "*With the chip NVIDIA H100 SXM5 80GB and chips = 1 (the other fleet chips):*" in lines
+    assert "*With the other chip NVIDIA H100 SXM5 80GB and chips = 1 (the other fleet chips):*" in lines
     assert _part_letters(lines) == ["a", "b", "c", "d", "e", "f"]
 
 
@@ -173,13 +173,12 @@ def test_the_1_gib_row_reads_as_1_gib() -> None:
 
 def test_a_swapped_model_s_size_is_not_named_as_a_template_count() -> None:
     """Naming a what-if by the count it is set from ("chips = 2 (the fleet chips)") is for counts;
-    a swapped-in model's parameters read as a change: Qwen2.5 72B's 72.7B to the 7B's 7.62B (by hand
+    a swapped-in model is named by itself, its 7.62B params a given of its own block (by hand
     28 × 233.05M per layer + 2 × 3,584 × 152,064 embedding and head = 7.6155B; its card truncates
-    7,615,616,512 to 7.61B)."""
-    headings = [line for line in _lines("speculative/large-batch", 1) if line.startswith("*With")]
-    assert headings == [
-        "*With the model Qwen2.5 7B and params and active params at 7.62B params instead of 72.7B params:*"
-    ]
+    7,615,616,512 to 7.61B). Task F3: never "params and active params at 7.62B params instead of…"."""
+    lines = _lines("speculative/large-batch", 1)
+    assert [line for line in lines if line.startswith("*With")] == ["*With the draft model Qwen2.5 7B:*"]
+    assert "Given: active params = 7.62B params · layers = 28 · KV heads = 4 · params = 7.62B params" in lines
 
 
 def test_an_mfu_the_prompt_gives_in_percent_stays_in_percent_in_the_steps() -> None:

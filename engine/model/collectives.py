@@ -46,6 +46,7 @@ ALPHA_BETA = [
         "which term of the ring all-reduce is larger",
         labels=("bandwidth-bound", "latency-bound"),
         shown="latency-bound if 2(N−1)·α ≥ the bandwidth term else bandwidth-bound",
+        label="larger term",  # the comparison: "latency bound: …, so bandwidth-bound" contradicted itself
     ),
     define(
         "recursive_doubling_time",

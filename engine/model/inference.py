@@ -159,7 +159,7 @@ def decode(attention: bool = False, per_op: bool = False, expert_reads: bool = F
             labels=("no", "yes"),
             phrases=("it does not fit", "it fits"),
             shown="yes if memory_required ≤ system_memory else no",
-            label="fits",
+            label="memory check",  # the comparison, not a verdict: "fits: …, so it does not fit" read as both
         ),
         define(
             "tokens_per_second",

@@ -68,7 +68,7 @@ SPECULATION: list[Formula] = [
         labels=("no: plain decoding is faster", "yes: speculation is faster"),
         phrases=("speculation does not pay", "speculation pays"),
         shown="yes if speculative_speedup > 1 else no",
-        label="speculation pays",
+        label="speculation against plain decoding",  # the comparison: the phrase gives the verdict
     ),
     define(
         "round_bottleneck",

@@ -67,7 +67,7 @@ def insights(
             sentences.append(
                 f"Compute-bound: an intensity of {show('arithmetic_intensity')} is above the ridge point "
                 f"of {show('ridge_point')}, so the math units are the bottleneck; only fewer FLOPs, "
-                "a lower-precision tensor-core path or a faster chip lowers the time."
+                "lower-precision math on the matrix units or a faster chip lowers the time."
             )
         else:
             sentences.append(

@@ -10,7 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from perfdrill.engine.model.evaluation import INPUTS, computed
+from perfdrill.engine.model.evaluation import INPUTS, computed, info
 from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
 from perfdrill.engine.model.generated_display import VALUE_WORDS
 from perfdrill.engine.model.maths import quantity
@@ -24,12 +24,21 @@ from perfdrill.engine.problems.explanation.steps import (
     reads_what_if,
 )
 from perfdrill.engine.problems.explanation.values import (
+    EVERY_SCOPE,
     as_prompted,
     how_shown,
     unshown_derived,
     value_text,
+    what_if_value,
 )
-from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
+from perfdrill.engine.problems.explanation.whatifs import (
+    changes,
+    moved,
+    moves_with_model,
+    set_from,
+    setting,
+    swaps_model,
+)
 from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import Variant
 
@@ -98,6 +107,8 @@ class Working:
         if not names:
             return
         draft = self.drafts[-1]
+        if scope is not None and swaps_model(self.template, scope):
+            self._givens(draft, names)  # its own block: every figure of the model it reads
         texts = self.texts.setdefault(scope, {})
         if letter:
             for name in names:
@@ -133,21 +144,40 @@ class Working:
                 continue
             elif step.name in texts:
                 continue  # shown earlier in this setting
-            elif (earlier := self._same_value_shown(step)) is not None:
+            elif (earlier := self._same_value_shown(step, scope)) is not None:
                 texts[step.name] = earlier
                 continue  # the reader has this value from an earlier section
             texts.setdefault(step.name, step.result)
             self.worked.setdefault(scope, set()).add(step.name)
             draft.items.append(step)
 
-    def _same_value_shown(self, step: Step) -> str | None:
-        """How an earlier section showed `step`'s quantity with the same value, if one did."""
+    def _same_value_shown(self, step: Step, here: str | None) -> str | None:
+        """How an earlier section showed `step`'s quantity with the same value from the same
+        inputs, if one did; a value that only comes out the same (twice the batch at half the
+        bytes per element moves as many bytes) is worked again, from this setting's inputs."""
+        args = self._inputs_of(step.name)
         for scope, texts in self.texts.items():
             if step.name in texts:
                 value = float(self.variant.lookup(step.name, scope))
-                if math.isclose(value, step.value, rel_tol=1e-9):
+                same_inputs = all(
+                    math.isclose(
+                        float(self.variant.lookup(arg, scope)), float(self.variant.lookup(arg, here))
+                    )
+                    for arg in args
+                )
+                if same_inputs and math.isclose(value, step.value, rel_tol=1e-9):
                     return texts[step.name]
         return None
+
+    def _inputs_of(self, name: str) -> set[str]:
+        """The inputs a computed quantity reads, through every quantity between."""
+        table, found, todo = computed(self.template.workload), set(), [name]
+        while todo:
+            for arg in info(self.template.workload, todo.pop()).args:
+                if arg in table and arg not in found:
+                    todo.append(arg)
+                found.add(arg)
+        return found
 
     def _key_text(self, scope: str | None, name: str, current: str | None) -> str:
         """The key's answer for a numeric part asking `name` in `scope`, else what was shown."""
@@ -215,7 +245,8 @@ class Working:
             elif scope is not None and used not in self.texts.get(scope, {}):
                 back = self.drafts[-1].scope if self.drafts else None
                 self._work(scope, [used])
-                self._enter(back)
+                if what_if_value(by_name[name].value) is None:
+                    self._enter(back)  # else read off in the what-if it names, under its line
         if name in self.texts.get(None, {}) and not letter:
             return  # worked while working what it reads
         self._enter(self.drafts[-1].scope if self.drafts else None)
@@ -274,6 +305,7 @@ class Working:
         """Open a section for `scope` unless the last one works in it."""
         if self.drafts and self.drafts[-1].scope == scope:
             return
+        self._work_sources(scope)
         if self.drafts and not self.drafts[-1].items and not self.drafts[-1].givens:
             self.drafts.pop()  # opened for nothing: the reader never saw it
             self._enter(scope)
@@ -294,6 +326,20 @@ class Working:
         self.drafts.append(draft)
         self._givens(draft)
 
+    def _work_sources(self, scope: str | None) -> None:
+        """What a what-if sets its values from, worked in the question's own setting first: the
+        0.5 B + 2 B ÷ 32 of an int4 cache with its scales is the point of the part, never a value
+        the heading merely states."""
+        sources = [
+            read
+            for expression in self.template.scenarios.get(scope or "", {}).values()
+            for where, read in sorted(expression.names, key=lambda pair: (pair[0] or "", pair[1]))
+            if where is None and read in computed(self.template.workload) and read not in self.variant.inputs
+        ]
+        if sources and not set(sources) <= set(self.texts.get(None, {})):
+            self._work(None, sources)
+            self._givens(self.drafts[-1], sources)
+
     def _reverted(self, before: str | None, scope: str) -> str:
         """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
         and this one does not."""
@@ -312,11 +358,12 @@ class Working:
         ]
         return f", and the question's own {' and '.join(back)}" if back else ""
 
-    def _givens(self, draft: _Draft) -> None:
-        """The givens a section's steps will read that no earlier section listed, as the prompt
-        shows them; a derived value no prompt shows is worked as a step instead."""
+    def _givens(self, draft: _Draft, worked: list[str] | None = None) -> None:
+        """The givens a section's steps will read (those of the parts asked in it, and any names
+        `worked` there) that no earlier section listed, as the prompt shows them; a derived value
+        no prompt shows is worked as a step instead."""
         scope = draft.scope
-        names = self._wanted(scope)
+        names = list(dict.fromkeys([*self._wanted(scope), *(worked or [])]))
         working = self._derive(self.variant, scope, names, asked=set())
         listed = {  # what earlier sections showed with the value this one reads
             name: text
@@ -325,16 +372,24 @@ class Working:
             if math.isclose(float(self.variant.lookup(name, where)), float(self.variant.lookup(name, scope)))
         }
         texts = self.texts.setdefault(scope, {})
-        changed = set(self.template.scenarios.get(scope or "", {}))
+        changed = {  # named by the section's heading; a swapped model's own figures are listed
+            name
+            for name in self.template.scenarios.get(scope or "", {})
+            if not moves_with_model(self.template, scope, name)
+        }
         unshown = unshown_derived(self.template)
+        set_here = set(self.template.scenarios.get(scope or "", {}))  # a what-if's own value, no step
         values = self.variant.values(scope)
         for name in working.givens:
+            if name in changed and scope is not None and set_from(self.template, scope, name):
+                value = float(values[name])  # as the heading says it, and the step above showed it
+                texts.setdefault(name, value_text(self.template, self.variant, name, value, 3))
             if name in texts or name in changed:
                 continue  # listed, or named by the section's heading
             if name in listed:
                 texts[name] = listed[name]  # listed or worked in an earlier section, unchanged
                 continue
-            if name in unshown:  # worked where a step first reads it, after any what-if it reads
+            if name in unshown and name not in set_here:  # worked where a step first reads it
                 self.pending.append(name)
                 continue
             derated = (
@@ -418,6 +473,8 @@ class Working:
         if index == 0:
             return _NONE
         above = self.drafts[index - 1].scope
+        if swaps_model(self.template, draft.scope):
+            return _NONE  # another model: its own block, worked in full
         # every what-if changes the question's own set-up, so one after another is said against it
         return None if above is not None and draft.scope not in (None, above) else above
 
@@ -436,7 +493,10 @@ class Working:
             given,
             asked=asked,
             shown=shown,
-            **how_shown(self.template, self.variant),
+            # a swapped model's values are its own: the unit a part asks the target's in is not theirs
+            **how_shown(
+                self.template, self.variant, scope if swaps_model(self.template, scope) else EVERY_SCOPE
+            ),
         )
 
 

@@ -50,27 +50,52 @@ def units(template: Template) -> dict[str, str]:
     return {d.name: d.unit for d in template.derived if d.unit}
 
 
-def asked_units(template: Template) -> dict[str, str]:
+EVERY_SCOPE = "*"  # no what-if is called this: asked in any setting
+
+
+def asked_units(template: Template, scope: str | None = EVERY_SCOPE) -> dict[str, str]:
     """Name -> the unit a numeric part asks it in ("GB", "ms"), for a part whose answer is that one
     quantity: every line that shows the value writes it in that unit, as the key does (issue 21).
-    The first part asking a name decides; counts and ratios keep their own way of writing."""
+    The first part asking a name decides; counts and ratios keep their own way of writing. With a
+    `scope`, only what is asked in that setting (a swapped model's: the draft's runtime is not the
+    target's, so it keeps the µs its memory time shows, not the ms (a) asks the target's in)."""
+    found = _asked_by_parts(template, scope)
+    for derived in template.derived:  # one that names a what-if's value reads in its unit: the draft step
+        named = what_if_value(derived.value)
+        if named is not None and named[1] in (asked := _asked_by_parts(template, named[0])):
+            found.setdefault(derived.name, asked[named[1]])
+    return found
+
+
+def what_if_value(expression: Any) -> tuple[str, str] | None:
+    """(scope, name) for an expression that only names a what-if's value (`drafting.runtime`)."""
+    if not isinstance(expression.tree, ast.Attribute) or len(expression.names) != 1:
+        return None
+    ((scope, name),) = expression.names
+    return None if scope is None else (scope, name)
+
+
+def _asked_by_parts(template: Template, scope: str | None) -> dict[str, str]:
+    """Name -> the unit a numeric part asks it in, for the parts asking it in `scope`."""
     found: dict[str, str] = {}
     for part in template.parts:
         answer = part.answer
         if part.kind != "numeric" or answer is None or not isinstance(answer.tree, ast.Name | ast.Attribute):
             continue
         if declared_prefixed(part.unit):
-            for _, name in answer.names:
-                found.setdefault(name, part.unit)
+            for where, name in answer.names:
+                if scope == EVERY_SCOPE or where == scope:
+                    found.setdefault(name, part.unit)
     return found
 
 
-def how_shown(template: Template, variant: Variant) -> dict[str, Any]:
-    """How a derivation writes this template's values: binary sizes, units and the units asked."""
+def how_shown(template: Template, variant: Variant, scope: str | None = EVERY_SCOPE) -> dict[str, Any]:
+    """How a derivation writes this template's values (in `scope`): binary sizes, units and the
+    units asked."""
     return {
         "binary": binary_names(template, variant),
         "units": units(template),
-        "asked_in": asked_units(template),
+        "asked_in": asked_units(template, scope),
     }
 
 

@@ -3,6 +3,7 @@ value moved ("memory time halves to 4.4 µs", "falls from 509 ms to 205 ms")."""
 
 from __future__ import annotations
 
+import ast
 import math
 
 from perfdrill.engine.model.evaluation import computed
@@ -12,6 +13,12 @@ from perfdrill.engine.model.numbers import format_quantity
 from perfdrill.engine.problems.explanation.values import value_text
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant
+
+# Values a what-if sets together that name one case, said as that case: one expert used by every
+# token is a dense model, not "half the experts per token (1) and experts at 1 instead of 16".
+_CASES = {
+    (("experts", 1), ("experts_per_token", 1)): "a dense model (one expert, used by every token)",
+}
 
 
 def ratio_words(ratio: float) -> tuple[str, int] | None:
@@ -32,18 +39,28 @@ def changes(
     before, after = variant.values(reference), variant.values(scope)
     moves: dict[tuple[str, str], list[str]] = {}  # (new, old) shown -> labels: links that move together
     said = swapped(template, variant, scope) if reference != scope else []
+    for case, named in _CASES.items():  # a set of values that is one thing: "a dense model"
+        if reference is None and all(name in changed and after.get(name) == value for name, value in case):
+            said.append(named)
+            changed = [name for name in changed if name not in dict(case)]
     for name in dict.fromkeys(changed):
+        if moves_with_model(template, scope, name) or moves_with_model(template, reference, name):
+            continue  # the model's own figures: its name says them
         if name not in before or name not in after:  # set only in one setting: say its value there
             where = scope if name in after else reference
             shown = value_text(template, variant, name, float(variant.values(where)[name]))
             said.append(f"{label_of(template.workload, name)} = {shown}")
             continue
         old, new = float(before[name]), float(after[name])
-        digits = 3 if name in computed(template.workload) else GIVEN_DIGITS
+        source = set_from(template, scope, name)
+        digits = 3 if name in computed(template.workload) or source is not None else GIVEN_DIGITS
         label, shown = label_of(template.workload, name), value_text(template, variant, name, new, digits)
-        source = _set_from(template, scope, name)
         if math.isclose(old, new, rel_tol=1e-12) and source is None:
             continue  # unchanged; one set from a quantity is still named ("chips = 1 (the fleet chips)")
+        path = _math_path(template, scope, name)
+        if path is not None:  # "int8 math at the int8 peak", never "twice the peak FLOP/s (624 TFLOP/s)"
+            said.append(f"{path} math" + ("" if brief else f" at the {path} peak ({shown} per chip)"))
+            continue
         words = SETTING_WORDS.get(name, {})
         if round(new) in words:  # a case in words: "the cache sent over PCIe", never "transfer link = 2"
             said.append(words[round(new)])
@@ -68,10 +85,19 @@ def changes(
     return " and ".join(said)
 
 
-def _set_from(template: Template, scope: str | None, name: str) -> str | None:
+def _math_path(template: Template, scope: str | None, name: str) -> str | None:
+    """The dtype whose peak a scenario runs the math at ("int8" for `peak_flops: int8_peak_flops`)."""
+    expression = template.scenarios.get(scope or "", {}).get(name)
+    if name != "peak_flops" or expression is None or not isinstance(expression.tree, ast.Name):
+        return None
+    dtype = expression.tree.id.removesuffix("_peak_flops")
+    return dtype if dtype != expression.tree.id else None
+
+
+def set_from(template: Template, scope: str | None, name: str) -> str | None:
     """The quantity a scenario sets `name` to, when it is another computed one ("best draft
     length") or a count of the template's own ("fleet chips"): then "twice the k" would misread a
-    choice as a scaling."""
+    choice as a scaling. Its value reads as that quantity's step showed it, to 3 figures."""
     expression = template.scenarios.get(scope or "", {}).get(name)
     read = {read for _, read in expression.names} if expression is not None else set()
     counts = {d.name for d in template.derived} if is_whole(template.workload, name) else set()
@@ -79,10 +105,33 @@ def _set_from(template: Template, scope: str | None, name: str) -> str | None:
     return label_of(template.workload, sources.pop()) if len(sources) == 1 and read == sources else None
 
 
+def swaps_model(template: Template, scope: str | None) -> bool:
+    """True for a scenario that swaps in another model (a draft): worked as its own block, since
+    "weight bytes falls from 145 GB to 15.2 GB" compares two different models' figures."""
+    return "model" in template.scenario_specs.get(scope or "", {})
+
+
+def moves_with_model(template: Template, scope: str | None, name: str) -> bool:
+    """True for a value a model-swapping scenario sets from the template's own derived values
+    (the draft's parameter count as the prompt shows it): the model's figure, not a change."""
+    expression = template.scenarios.get(scope or "", {}).get(name)
+    derived = {d.name for d in template.derived}
+    return (
+        swaps_model(template, scope)
+        and expression is not None
+        and bool(expression.names)
+        and {read for _, read in expression.names} <= derived
+    )
+
+
 def swapped(template: Template, variant: Variant, scope: str | None) -> list[str]:
-    """The chip, model or dtypes a scenario swaps in, as read: ["the model Llama 3.1 8B"]."""
+    """The chip, model or dtypes a scenario swaps in, named by the parameter that draws it:
+    ["the draft model Llama 3.1 8B"], ["the other chip NVIDIA H100 SXM5 80GB"]."""
     pairs = template.scenario_specs.get(scope or "", {}).items()
-    return [f"the {key.replace('_', ' ')} {getattr(variant.params.get(v, v), 'name', v)}" for key, v in pairs]
+    return [
+        f"the {v.replace('_', ' ')} {key.replace('_', ' ')} {getattr(variant.params.get(v, v), 'name', v)}"
+        for key, v in pairs
+    ]
 
 
 def setting(template: Template, variant: Variant, scope: str) -> str:
