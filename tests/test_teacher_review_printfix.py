@@ -153,18 +153,22 @@ def test_a_point_whose_label_states_the_what_if_is_not_labelled_a_what_if() -> N
     assert any("(what-if: bytes per KV element = " in label for label in labels), labels
     # ...and so does one that swaps the chip, which a matmul's shape does not show.
     labels = _point_labels("roofline/measured-upgrade", 1)
-    assert any(label.endswith("(what-if: the chip NVIDIA B200 (HGX))") for label in labels), labels
+    assert any(label.endswith("(what-if: the newer chip NVIDIA B200 (HGX))") for label in labels), labels
 
 
 def test_a_roof_at_the_bf16_peak_is_labelled_bf16() -> None:
     # Rejected: w8a8-compute's legend named the weight-only roof (the chip's bf16 peak) 'int8 (what-if:
-    # ...)'. H200 datasheet: 989 TFLOP/s dense bf16, 1,979 TOPS int8; B200: fp8 is half the fp4 peak.
+    # ...)'. Since wave 4 the weight-only case is the question's own (bf16 math) and W8A8 the what-if
+    # at the int8 peak. H200 datasheet: 989 TFLOP/s dense bf16, 1,979 TOPS int8 and 1,979 TFLOP/s
+    # fp8, equal: the what-if roof is int8's because the template sets the int8 peak, not fp8's.
     roofs = [roof.label for seed in (1, 2, 3) for roof in _view("quantization/w8a8-compute", seed).roofs]  # type: ignore[union-attr]
-    what_ifs = [label for label in roofs if "what-if: peak FLOP/s" in label]
-    assert what_ifs and all(", bf16 (what-if: peak FLOP/s " in label for label in what_ifs), roofs
-    assert "8 × NVIDIA H200 SXM 141GB, bf16 (what-if: peak FLOP/s 989\u00a0TFLOP/s)" in roofs
+    own = [label for label in roofs if "what-if" not in label]
+    what_ifs = [label for label in roofs if "what-if" in label]
+    assert own and all(label.endswith(", bf16") for label in own), roofs
+    assert what_ifs and all(label.endswith(", int8 (what-if: int8 math)") for label in what_ifs), roofs
+    assert "8 × NVIDIA H200 SXM 141GB, int8 (what-if: int8 math)" in roofs
     roofs = [roof.label for roof in _view("quantization/fp4-blackwell", 1).roofs]  # type: ignore[union-attr]
-    assert roofs[1].startswith("2 × NVIDIA B200 (HGX), fp8 (what-if: half the peak FLOP/s"), roofs
+    assert roofs[1].startswith("2 × NVIDIA B200 (HGX), fp8 (what-if: fp8 math"), roofs
 
 
 def test_no_plot_of_what_the_problem_does_not_define() -> None:

@@ -11,6 +11,7 @@ plots both draw this; every number is an engine quantity (`system_flops`, `syste
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -164,11 +165,16 @@ def _scenario(variant: Variant, key: str, default: Any) -> Any:
     return variant.params[value] if isinstance(value, str) and value in variant.params else value
 
 
-def _dtype_drawn(variant: Variant, chip: Any, peak: float) -> str:
+def _dtype_drawn(variant: Variant, chip: Any, peak: float, scope: str | None = None) -> str:
     """The dtype whose peak the roof draws: a what-if that sets the peak FLOP/s to the chip's bf16
-    peak draws the bf16 roof, whatever dtype the question itself runs in."""
+    peak draws the bf16 roof, whatever dtype the question itself runs in; one that names a dtype's
+    peak (`peak_flops: int8_peak_flops`) draws that dtype's, even where fp8's peak is the same."""
     dtype = _scenario(variant, "dtype", "bf16")
     peaks = getattr(chip, "peak_flops", {})
+    setting = variant.template.scenarios.get(scope or "", {}).get("peak_flops")
+    named = re.fullmatch(r"\s*(\w+?)_peak_flops\s*", getattr(setting, "text", "") or "")
+    if named and named[1] in peaks and math.isclose(peaks[named[1]].value, peak):
+        return named[1]
     if dtype in peaks and math.isclose(peaks[dtype].value, peak):
         return str(dtype)
     return next((other for other, rate in peaks.items() if math.isclose(rate.value, peak)), str(dtype))
@@ -187,7 +193,7 @@ def _roof_label(variant: Variant, scope: str | None = None) -> str:
 
     chips, mfu = round(value("chips", 1)), value("mfu", 1.0)
     label = f"{chips} × {name}" if chips > 1 else name
-    label += f", {_dtype_drawn(variant, chip, value('peak_flops', math.nan))}"
+    label += f", {_dtype_drawn(variant, chip, value('peak_flops', math.nan), scope)}"
     return label + (f" at {mfu:.0%} MFU" if mfu < 1 else "")
 
 
