@@ -200,6 +200,7 @@ def derivation(
     asked: Collection[str] | None = None,
     shown: Mapping[str, str] | None = None,
     asked_in: Mapping[str, str] | None = None,
+    settled: Collection[tuple[str, str]] = (),
 ) -> Derivation:
     """Steps for `names` and every computed quantity they rest on, dependencies first.
 
@@ -208,7 +209,8 @@ def derivation(
     A name in `asked` (all of `names` unless given) is always a step, even where it only renames
     another quantity; any other such name is read as the quantity it renames. `shown` holds the
     text earlier lines (or the key) gave a value: every step writes that value so again;
-    `asked_in` the unit a part asks a name in, which every line showing it keeps.
+    `asked_in` the unit a part asks a name in, which every line showing it keeps; `settled` the
+    (larger, smaller) pairs the question settles, so a max of both is worked as the larger.
     """
     context = _Context(
         workload,
@@ -238,13 +240,13 @@ def derivation(
             return
         tree = generated_display.QUANTITIES[f"{name}@{workload}"][3]
         order = generated_display.FACTOR_ORDER
-        simplifier = Simplifier(values, fixed, {}, words, order)
+        simplifier = Simplifier(values, fixed, {}, words, order, settled=settled)
         simplified = simplifier.run(tree)
         needs = names_in(simplified) + _reason_names(simplifier.reasons)
         for needed in needs:
             visit(needed)
         if any(needed in aliases for needed in needs):  # again, reading each alias as what it renames
-            simplifier = Simplifier(values, fixed, aliases, words, order)
+            simplifier = Simplifier(values, fixed, aliases, words, order, settled=settled)
             simplified = simplifier.run(tree)
         if isinstance(simplified, str) and name not in asked and not context.categorical(name):
             aliases[name] = simplified  # one chip at full MFU: system FLOP/s is the peak itself

@@ -17,6 +17,7 @@ from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
 from perfdrill.engine.problems.explanation.steps import (
     derated_step,
+    settled,
     derived_step,
     expression_step,
     reads_what_if,
@@ -418,6 +419,7 @@ class Working:
             given,
             asked=asked,
             shown=shown,
+            settled=settled(self.template, scope),
             **how_shown(self.template, self.variant),
         )
 

@@ -53,8 +53,10 @@ def derated_step(
     = 720 GB/s", so the reader sees where the factor enters; None for any other input. `shown`
     writes a drawn factor as the `prompt` does, and a NIC the prompt quotes in Gb/s stays in Gb/s."""
     expression = template.inputs.get(name)
-    if expression is None or (None, name) not in expression.names or isinstance(expression.tree, ast.Name):
+    if expression is None or isinstance(expression.tree, ast.Name):
         return None
+    if (None, name) not in expression.names:
+        return _bits_step(template, variant, name, prompt)
     tree = _tree(expression.tree)
     if tree is None:
         return None
@@ -77,6 +79,20 @@ def derated_step(
     result = value_text(template, variant, name, value)
     formula, substituted = display_node(tree, name_of), display_node(tree, value_of)
     return Step(name, label_of(template.workload, name), formula, substituted, result, value)
+
+
+def _bits_step(template: Template, variant: Variant, name: str, prompt: str) -> Step | None:
+    """A bandwidth the template draws in bytes from a NIC the prompt quotes in Gb/s (`nic * 1e9 /
+    8`), worked as "network bandwidth = 400 Gb/s ÷ 8 = 50 GB/s"; None for any other input."""
+    value = float(variant.inputs[name])
+    bits = f"{format_quantity(value * 8 / 1e9, '1')}{NBSP}Gb/s"
+    if base_unit(info(template.workload, name).unit) != "byte/s" or bits.replace(
+        NBSP, " "
+    ) not in prompt.replace(NBSP, " "):
+        return None
+    formula = row(quantity(bits), op("÷"), quantity("8"))
+    result = value_text(template, variant, name, value)
+    return Step(name, label_of(template.workload, name), formula, None, result, value)
 
 
 def expression_step(
@@ -136,6 +152,42 @@ def expression_step(
         else None
     )
     return Step("", "", formula, substituted, result, value)
+
+
+def settled(template: Template, scope: str | None) -> list[tuple[str, str]]:
+    """The (larger, smaller) pairs the template's constraints settle in `scope`: from
+    `prefill_compute_time > 1.25 * prefill_memory_time` (the prompt says the prefill is
+    compute-bound), the prefill's runtime is its compute time, worked without the memory side."""
+    pairs = []
+    for expression, _ in template.constraints:
+        node = expression.tree
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+            continue
+        kind, left, right = type(node.ops[0]), node.left, node.comparators[0]
+        if kind in (ast.Lt, ast.LtE):
+            left, right = right, left
+        elif kind not in (ast.Gt, ast.GtE):
+            continue
+        if isinstance(right, ast.BinOp) and isinstance(right.op, ast.Mult):  # larger > k × smaller, k ≥ 1
+            factor, right = (
+                (right.left, right.right)
+                if isinstance(right.left, ast.Constant)
+                else (right.right, right.left)
+            )
+            if not (
+                isinstance(factor, ast.Constant)
+                and isinstance(factor.value, int | float)
+                and factor.value >= 1
+            ):
+                continue
+        larger, smaller = _tree(left), _tree(right)
+        if (
+            isinstance(larger, str)
+            and isinstance(smaller, str)
+            and _scope(larger) == _scope(smaller) == scope
+        ):
+            pairs.append((_name(larger), _name(smaller)))
+    return pairs
 
 
 def _scope(key: str) -> str | None:

@@ -1,0 +1,74 @@
+"""Givens the prompt does not show (issue 21, task F2b): each worked solution lists only values its
+prompt states, and works the rest from them. Pinned at one seed each, with the numbers worked by
+hand in the test from what the prompt shows."""
+
+from __future__ import annotations
+
+from perfdrill.engine.model import load_specs
+from perfdrill.engine.model.maths import Simplifier
+from perfdrill.engine.output.markdown import explanation_markdown
+from perfdrill.engine.problems.bank import load_bank
+from perfdrill.engine.problems.generation import Problem, generate
+
+BANK, SPECS = load_bank([]), load_specs([])
+NBSP = "\u00a0"
+
+
+def _lines(template_id: str, seed: int) -> list[str]:
+    """The worked solution as the key prints it (Markdown), line by line."""
+    problem: Problem = generate(BANK.get(template_id), seed, SPECS)
+    return explanation_markdown(problem).replace(NBSP, " ").replace("\\", "").splitlines()
+
+
+def _givens(lines: list[str]) -> str:
+    return " · ".join(line for line in lines if line.startswith("Given:"))
+
+
+def test_a_nic_quoted_in_gbit_is_worked_into_bytes() -> None:
+    """disaggregation-pays, kv-transfer and preemption-reload listed "network bandwidth = 25 GB/s"
+    where the prompt says 200 Gb/s. 8 bits a byte: 200 ÷ 8 = 25 GB/s (disaggregation-pays seed 1),
+    100 ÷ 8 = 12.5 GB/s (kv-transfer seed 1), 50 ÷ 8 = 6.25 GB/s (preemption-reload seed 1)."""
+    for template_id, step in (
+        ("prefill_decode/disaggregation-pays", "- network bandwidth = 200 Gb/s ÷ 8 = 25 GB/s"),
+        ("prefill_decode/kv-transfer", "- network bandwidth = 100 Gb/s ÷ 8 = 12.5 GB/s"),
+        ("kv_cache/preemption-reload", "- network bandwidth = 50 Gb/s ÷ 8 = 6.25 GB/s"),
+    ):
+        lines = _lines(template_id, 1)
+        assert step in lines, template_id
+        assert "network bandwidth" not in _givens(lines), template_id
+
+
+def test_a_max_the_question_settles_is_worked_as_its_larger_side() -> None:
+    """A runtime max(compute, memory) whose constraint says compute wins is the compute time:
+    the memory side would read a bandwidth the prompt never gives."""
+    values = {"compute": 2.0, "memory": 1.0}
+    simplifier = Simplifier(values, settled=[("compute", "memory")])
+    assert simplifier.run(("max", "compute", "memory")) == "compute"
+    assert simplifier.run(("min", "compute", "memory")) == "memory"
+    assert Simplifier(values).run(("max", "compute", "memory")) == ("max", "compute", "memory")
+
+
+def test_a_compute_bound_prefill_reads_no_bandwidth() -> None:
+    """The prompts of these templates say the prefill (or the GEMM) is compute-bound and give no
+    memory bandwidth; the working listed one and worked a memory time from it.
+    preemption-reload seed 1 (Llama 3.1 8B, one H100 SXM at 40% MFU, 768 tokens):
+    2 × 8.03e9 × 768 = 12.33 TFLOP, + attention 2 × 32 × 32 × 128 × 768² = 0.155 TFLOP,
+    = 12.49 TFLOP ÷ (989 × 0.40 = 395.6 TFLOP/s) = 31.6 ms.
+    mamf-vs-datasheet seed 1 (A100, 312 TFLOP/s): 2 × 10,240 × 9,216 × 11,264 = 2.126 TFLOP
+    ÷ 312 TFLOP/s = 6.81 ms."""
+    lines = _lines("kv_cache/preemption-reload", 1)
+    assert "- **(c)** prefill runtime = prefill compute time = **31.6 ms**" in lines
+    lines = _lines("roofline/mamf-vs-datasheet", 1)
+    assert "- **(b)** runtime = compute time = **6.81 ms**" in lines
+    for template_id in (
+        "attention_memory/prefill-quadratic",
+        "kv_cache/preemption-reload",
+        "kv_cache/prefix-caching",
+        "prefill_decode/disaggregation-pays",
+        "roofline/mamf-vs-datasheet",
+    ):
+        for seed in (1, 2, 3):
+            lines = _lines(template_id, seed)
+            assert not any("memory bandwidth" in line or "memory time" in line for line in lines), template_id
+    # prefill-quadratic's prompt names no dtype: its FLOPs need none
+    assert "bytes per" not in _givens(_lines("attention_memory/prefill-quadratic", 1))
