@@ -419,9 +419,32 @@ class Working:
             given,
             asked=asked,
             shown=shown,
-            settled=settled(self.template, scope),
+            settled=self._settled(values, given, scope),
             **how_shown(self.template, self.variant),
         )
+
+    def _settled(self, values: Any, given: set[str], scope: str | None) -> list[tuple[str, str]]:
+        """The pairs the constraints settle whose losing side would read a value the prompt never
+        shows (a memory bandwidth where the prompt says compute-bound); a roofline the prompt
+        gives both sides of keeps its max, the comparison the student is asked to make."""
+        prompt = self.prompt.replace(NBSP, " ")
+
+        def unshown(name: str) -> bool:
+            texts = {  # to the figures the prompt may quote it with (a datasheet's 1.3074 PFLOP/s)
+                value_text(self.template, self.variant, name, float(values[name]), digits).replace(NBSP, " ")
+                for digits in range(3, 7)
+            }
+            # a rate (a bandwidth, a peak) is a figure a prompt quotes or leaves out; counts and
+            # sizes it gives in words ("in bf16" is 2 B per element)
+            return all(text.endswith("/s") and text not in prompt for text in texts)
+
+        return [
+            (larger, smaller)
+            for larger, smaller in settled(self.template, scope)
+            if any(
+                unshown(name) for name in derivation(self.template.workload, [smaller], values, given).givens
+            )
+        ]
 
 
 _NONE = object()  # no section above: the first is worked in full
