@@ -17,10 +17,10 @@ from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
 from perfdrill.engine.problems.explanation.steps import (
     derated_step,
-    settled,
     derived_step,
     expression_step,
     reads_what_if,
+    settled,
 )
 from perfdrill.engine.problems.explanation.values import (
     as_prompted,

@@ -46,7 +46,9 @@ def changes(
             continue  # unchanged; one set from a quantity is still named ("chips = 1 (the fleet chips)")
         words = SETTING_WORDS.get(name, {})
         if round(new) in words:  # a case in words: "the cache sent over PCIe", never "transfer link = 2"
-            said.append(words[round(new)])
+            clause = words[round(new)]
+            was = value_text(template, variant, name, old, digits)
+            said.append(clause.partition(" instead of")[0] if brief else clause.format(was=was))
             continue
         if source is not None or len(label) <= 2:  # set from another quantity, or a symbol such as k
             said.append(f"{label} = {shown}" + (f" (the {source})" if source and not brief else ""))
