@@ -8,7 +8,7 @@ from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.maths import Simplifier
 from perfdrill.engine.output.markdown import explanation_markdown
 from perfdrill.engine.problems.bank import load_bank
-from perfdrill.engine.problems.generation import Problem, generate
+from perfdrill.engine.problems.generation import Problem, answer_digits, generate
 
 BANK, SPECS = load_bank([]), load_specs([])
 NBSP = "\u00a0"
@@ -83,3 +83,19 @@ def test_pd_ratio_works_its_context_and_names_the_prefill_of_one_request() -> No
     assert "context" not in _givens(lines)
     assert "*With one request on its own instead of a batch of 128:*" in lines
     assert not any("batch at 1" in line or "batch 1" in line for line in lines)
+
+
+def test_a_tight_tolerance_prints_the_figures_it_needs_not_six() -> None:
+    """prefix-caching (a) printed 2.64241 GB: any tolerance under 2% got 6 figures. Rounding to d
+    figures is off by at most 5 × 10^-d (leading digit 1); within a quarter of a 0.5% tolerance
+    needs 4 figures. Seed 1: 28 layers × 2 × 4 KV heads × 128 × 2 B = 57,344 B/token;
+    × 1,536 prefix tokens × (8 − 1) copies = 616,562,688 B = 0.6166 GB."""
+    assert [answer_digits(("relative", tolerance)) for tolerance in (0.05, 0.02, 0.01, 0.005, 0.001)] == [
+        3,
+        3,
+        4,
+        4,
+        5,
+    ]
+    lines = _lines("kv_cache/prefix-caching", 1)
+    assert any(line.startswith("- **(a)**") and line.endswith("= **0.6166 GB**") for line in lines)

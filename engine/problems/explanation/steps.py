@@ -101,8 +101,15 @@ def _input_step(template: Template, variant: Variant, name: str, prompt: str) ->
     expression = template.inputs[name]
     value = float(variant.inputs[name])
     result = value_text(template, variant, name, value)
-    if len(expression.names) < 2 or result.replace(NBSP, " ") in prompt.replace(NBSP, " "):
+    text = prompt.replace(NBSP, " ")
+    if len(expression.names) < 2 or result.replace(NBSP, " ") in text:
         return None
+    for _, used in expression.names:  # each operand as the prompt writes it (not code's 58112)
+        shown = _drawn(template, variant, used) or value_text(
+            template, variant, used, float(variant.lookup(used, None))
+        )
+        if shown.replace(NBSP, " ") not in text:
+            return None
     step = expression_step(
         template,
         variant,
