@@ -99,3 +99,15 @@ def test_a_tight_tolerance_prints_the_figures_it_needs_not_six() -> None:
     ]
     lines = _lines("kv_cache/prefix-caching", 1)
     assert any(line.startswith("- **(a)**") and line.endswith("= **0.6166 GB**") for line in lines)
+
+
+def test_a_gib_memory_is_converted_before_gb_are_taken_from_it() -> None:
+    """fits-sweep (b) printed "⌊(32 GiB − 18.5 GB) ÷ …⌋ = 11" (as printed, 32 − 18.5 gives 9).
+    Seed 226949 (the reviewed P124): 32 GiB = 32 × 1.073741824 GB = 34.36 GB; the weights
+    9.24B × 2 B = 18.48 GB; per sequence 42 × 2 × 8 × 256 × 2 B × 4,096 = 1.409 GB;
+    ⌊(34.36 − 18.48) ÷ 1.409⌋ = ⌊11.27⌋ = 11."""
+    lines = _lines("performance_model/fits-sweep", 226949)
+    assert "- memory per chip = 32 GiB = 34.36 GB" in lines
+    (b,) = [line for line in lines if line.startswith("- **(b)**")]
+    assert "⌊(34.36 GB − 18.5 GB) ÷ (344 kB/token × 4,096 tokens)⌋ = **11**" in b
+    assert not any("GiB −" in line or "≤ memory per chip 32 GiB" in line for line in lines)

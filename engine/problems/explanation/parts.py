@@ -16,6 +16,7 @@ from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
 from perfdrill.engine.problems.explanation.steps import (
+    decimal_step,
     derated_step,
     derived_step,
     expression_step,
@@ -362,6 +363,11 @@ class Working:
             draft.givens.append(
                 Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, ""))
             )
+            converted = decimal_step(self.template, self.variant, name)
+            if converted is not None:  # GiB never added to GB unconverted
+                texts[name] = converted.result
+                self.worked.setdefault(scope, set()).add(name)
+                draft.items.append(converted)
 
     def _reads_unshown_what_if(self, name: str) -> bool:
         by_name = {d.name: d for d in self.template.derived}
@@ -411,7 +417,9 @@ class Working:
         for name in names:
             variant.lookup(name, scope)
         given = set(variant.inputs) | (set(self.template.scenarios[scope]) if scope is not None else set())
-        shown = {} if option else self.texts.get(scope, {})
+        shown = self.texts.get(scope, {})
+        if option:  # a swept option reads its own values, but a given worked above (GiB as GB) stays so
+            shown = {name: text for name, text in shown.items() if name in self.worked.get(scope, set())}
         return derivation(
             self.template.workload,
             names,

@@ -14,7 +14,7 @@ from perfdrill.engine.model.maths import Tree, names_in, op, quantity, row, word
 from perfdrill.engine.model.maths import display as display_node
 from perfdrill.engine.model.numbers import NBSP, base_unit, format_quantity
 from perfdrill.engine.model.printed import extra_figures
-from perfdrill.engine.problems.explanation.values import categorical, units, value_text
+from perfdrill.engine.problems.explanation.values import binary_names, categorical, units, value_text
 from perfdrill.engine.problems.explanation.whatifs import scenario_change
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant, spec_inputs
@@ -79,6 +79,17 @@ def derated_step(
     result = value_text(template, variant, name, value)
     formula, substituted = display_node(tree, name_of), display_node(tree, value_of)
     return Step(name, label_of(template.workload, name), formula, substituted, result, value)
+
+
+def decimal_step(template: Template, variant: Variant, name: str) -> Step | None:
+    """A chip memory its spec quotes in GiB, converted before the working adds decimal GB of
+    weights and cache to it: "memory per chip = 32 GiB = 34.36 GB"; None for any other value."""
+    if name != "memory_capacity" or name not in binary_names(template, variant):
+        return None
+    value = float(variant.lookup(name, None))
+    decimal = format_quantity(value, "byte", digits=4)
+    shown = quantity(value_text(template, variant, name, value))
+    return Step(name, label_of(template.workload, name), shown, None, decimal, value)
 
 
 def _bits_step(template: Template, variant: Variant, name: str, prompt: str) -> Step | None:
