@@ -111,3 +111,16 @@ def test_a_gib_memory_is_converted_before_gb_are_taken_from_it() -> None:
     (b,) = [line for line in lines if line.startswith("- **(b)**")]
     assert "⌊(34.36 GB − 18.5 GB) ÷ (344 kB/token × 4,096 tokens)⌋ = **11**" in b
     assert not any("GiB −" in line or "≤ memory per chip 32 GiB" in line for line in lines)
+
+
+def test_no_batch_meets_the_target_is_worked_not_a_bare_zero() -> None:
+    """interview-chain (f) read "SLO fix: 0 < 1, so no batch meets it", the 0 never derived, and
+    the 20 ms TPOT target was not among the givens. Seed 62585 (the reviewed P205: Llama 3.1 8B
+    on one A10G, 600 GB/s, 24 GB, 1,536 tokens): 600 GB/s × 20 ms = 12 GB, less than the
+    16.06 GB of weights, so (12 − 16.06) GB ÷ (131.1 kB × 1,536 = 201.4 MB) = −20.2 sequences."""
+    lines = _lines("serving/interview-chain", 62585)
+    assert "TPOT SLO = 20 ms" in _givens(lines)
+    read = "- SLO read batch = (memory bandwidth × TPOT SLO − weight bytes) ÷ (KV cache per token × context)"
+    assert f"{read} = (600 GB/s × 20 ms − 16.06 GB) ÷ (131.1 kB/token × 1,536 tokens) = −20.2" in lines
+    (f,) = [line for line in lines if line.startswith("- **(f)**")]
+    assert f.startswith("- **(f)** SLO fix: SLO latency batch 0 < 1, so no batch meets it")

@@ -230,8 +230,8 @@ def derivation(
     givens: list[str] = []
     visited: set[str] = set()
 
-    def visit(name: str) -> None:
-        if name in visited or name in fixed:
+    def visit(name: str, compared: bool = False) -> None:
+        if name in visited or (name in fixed and not compared):  # a zero compared is still worked
             return
         visited.add(name)
         if name not in context.table or name in given:
@@ -242,9 +242,10 @@ def derivation(
         order = generated_display.FACTOR_ORDER
         simplifier = Simplifier(values, fixed, {}, words, order, settled=settled)
         simplified = simplifier.run(tree)
-        needs = names_in(simplified) + _reason_names(simplifier.reasons)
+        compared = _reason_names(simplifier.reasons)
+        needs = names_in(simplified) + compared
         for needed in needs:
-            visit(needed)
+            visit(needed, needed in compared)
         if any(needed in aliases for needed in needs):  # again, reading each alias as what it renames
             simplifier = Simplifier(values, fixed, aliases, words, order, settled=settled)
             simplified = simplifier.run(tree)

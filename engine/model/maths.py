@@ -174,7 +174,14 @@ class Simplifier:
                 self.reasons.append(Reason(words=self.words[left][int(evaluate(right, self.values))]))
             return
         op = head if holds else _NEGATED[head]
-        self.reasons.append(Reason(op, self.run(left), self.run(right)))
+        self.reasons.append(Reason(op, self._compared(left), self._compared(right)))
+
+    def _compared(self, side: Tree) -> Tree:
+        """A side of a comparison: a quantity keeps its name even where it is zero, so the reader
+        sees it worked ("SLO latency batch 0 < 1", never a bare "0 < 1")."""
+        return (
+            side if isinstance(side, str) and side in self.fixed and side in self.values else self.run(side)
+        )
 
 
 def _is_number(tree: Tree) -> bool:
