@@ -124,3 +124,12 @@ def test_no_batch_meets_the_target_is_worked_not_a_bare_zero() -> None:
     assert f"{read} = (600 GB/s × 20 ms − 16.06 GB) ÷ (131.1 kB/token × 1,536 tokens) = −20.2" in lines
     (f,) = [line for line in lines if line.startswith("- **(f)**")]
     assert f.startswith("- **(f)** SLO fix: SLO latency batch 0 < 1, so no batch meets it")
+
+
+def test_a_return_to_a_batch_the_prompt_never_states_is_named() -> None:
+    """slo-cost (e) headed its batch-1 working "Back to the question's own values" although the
+    question never states a batch of 1: (e) compares with serving one request at a time. Seed
+    424028 (the reviewed P211): the SLO batch is 34."""
+    lines = _lines("serving/slo-cost", 424028)
+    assert "*With one request on its own instead of a batch of 34:*" in lines
+    assert "*Back to the question's own values:*" not in lines

@@ -12,6 +12,7 @@ from typing import Any
 from perfdrill.engine.model.evaluation import INPUTS, computed
 from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
 from perfdrill.engine.model.generated_display import VALUE_WORDS
+from perfdrill.engine.model.inefficiencies import SETTING_WORDS
 from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
@@ -282,7 +283,7 @@ class Working:
         else:
             before = self.drafts[-1].scope
             if scope is None:
-                heading = "Back to the question's own values"
+                heading = self._back(before)
             else:  # a what-if as the question tells it, and what goes back to the question's own
                 said = changes(self.template, self.variant, None, scope) or setting(
                     self.template, self.variant, scope
@@ -291,6 +292,21 @@ class Working:
         draft = _Draft(scope, heading)
         self.drafts.append(draft)
         self._givens(draft)
+
+    def _back(self, before: str | None) -> str:
+        """The heading back from a what-if: "Back to the question's own values", or where that is a
+        case said in words the prompt never states as a value (slo-cost's batch of 1), that case."""
+        own, was = self.variant.values(None), self.variant.values(before)
+        worded = [
+            name
+            for name in self.template.scenarios.get(before or "", {})
+            if name in own
+            and round(float(own[name])) in SETTING_WORDS.get(name, {})
+            and own[name] != was[name]
+        ]
+        if not worded:
+            return "Back to the question's own values"
+        return f"With {changes(self.template, self.variant, before, None)}"
 
     def _reverted(self, before: str | None, scope: str) -> str:
         """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
