@@ -242,10 +242,10 @@ def derivation(
         order = generated_display.FACTOR_ORDER
         simplifier = Simplifier(values, fixed, {}, words, order, settled=settled)
         simplified = simplifier.run(tree)
-        compared = _reason_names(simplifier.reasons)
-        needs = names_in(simplified) + compared
+        in_reasons = _reason_names(simplifier.reasons)
+        needs = names_in(simplified) + in_reasons
         for needed in needs:
-            visit(needed, needed in compared)
+            visit(needed, needed in in_reasons)
         if any(needed in aliases for needed in needs):  # again, reading each alias as what it renames
             simplifier = Simplifier(values, fixed, aliases, words, order, settled=settled)
             simplified = simplifier.run(tree)
