@@ -56,7 +56,7 @@ def derated_step(
     if expression is None or isinstance(expression.tree, ast.Name):
         return None
     if (None, name) not in expression.names:
-        return _bits_step(template, variant, name, prompt) or _input_step(template, variant, name, prompt)
+        return _bits_step(template, variant, name, prompt)
     tree = _tree(expression.tree)
     if tree is None:
         return None
@@ -104,42 +104,6 @@ def _bits_step(template: Template, variant: Variant, name: str, prompt: str) -> 
     formula = row(quantity(bits), op("÷"), quantity("8"))
     result = value_text(template, variant, name, value)
     return Step(name, label_of(template.workload, name), formula, None, result, value)
-
-
-def _input_step(template: Template, variant: Variant, name: str, prompt: str) -> Step | None:
-    """An input the template works out of values the prompt shows (`context: prompt + output / 2`)
-    and the prompt does not state itself, as a step: "context = prompt + output ÷ 2 = …"."""
-    expression = template.inputs[name]
-    value = float(variant.inputs[name])
-    result = value_text(template, variant, name, value)
-    text = prompt.replace(NBSP, " ")
-    if len(expression.names) < 2 or result.replace(NBSP, " ") in text:
-        return None
-    for _, used in expression.names:  # each operand as the prompt writes it (not code's 58112)
-        shown = _drawn(template, variant, used) or value_text(
-            template, variant, used, float(variant.lookup(used, None))
-        )
-        if shown.replace(NBSP, " ") not in text:
-            return None
-    step = expression_step(
-        template,
-        variant,
-        expression,
-        result,
-        lambda scope, used: _drawn(template, variant, used),
-        units(template).get(name) or info(template.workload, name).unit,
-    )
-    if step is None:
-        return None
-    return Step(name, label_of(template.workload, name), step.formula, step.substituted, result, value)
-
-
-def _drawn(template: Template, variant: Variant, name: str) -> str | None:
-    """A drawn number with the unit its parameter declares ("1,152 tokens"), as the prompt shows it."""
-    parameter = template.parameters_by_name.get(name)
-    if parameter is None or parameter.unit is None:
-        return None
-    return format_quantity(float(variant.lookup(name, None)), parameter.unit)
 
 
 def expression_step(
