@@ -12,7 +12,6 @@ from typing import Any
 from perfdrill.engine.model.evaluation import INPUTS, computed
 from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
 from perfdrill.engine.model.generated_display import VALUE_WORDS
-from perfdrill.engine.model.inefficiencies import SETTING_WORDS
 from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
@@ -30,7 +29,7 @@ from perfdrill.engine.problems.explanation.values import (
     unshown_derived,
     value_text,
 )
-from perfdrill.engine.problems.explanation.whatifs import changes, moved, setting
+from perfdrill.engine.problems.explanation.whatifs import back_heading, changes, moved, setting
 from perfdrill.engine.problems.templates import Part, Template
 from perfdrill.engine.problems.variants import Variant
 
@@ -283,7 +282,7 @@ class Working:
         else:
             before = self.drafts[-1].scope
             if scope is None:
-                heading = self._back(before)
+                heading = back_heading(self.template, self.variant, before)
             else:  # a what-if as the question tells it, and what goes back to the question's own
                 said = changes(self.template, self.variant, None, scope) or setting(
                     self.template, self.variant, scope
@@ -292,21 +291,6 @@ class Working:
         draft = _Draft(scope, heading)
         self.drafts.append(draft)
         self._givens(draft)
-
-    def _back(self, before: str | None) -> str:
-        """The heading back from a what-if: "Back to the question's own values", or where that is a
-        case said in words the prompt never states as a value (slo-cost's batch of 1), that case."""
-        own, was = self.variant.values(None), self.variant.values(before)
-        worded = [
-            name
-            for name in self.template.scenarios.get(before or "", {})
-            if name in own
-            and round(float(own[name])) in SETTING_WORDS.get(name, {})
-            and own[name] != was[name]
-        ]
-        if not worded:
-            return "Back to the question's own values"
-        return f"With {changes(self.template, self.variant, before, None)}"
 
     def _reverted(self, before: str | None, scope: str) -> str:
         """ ", and the question's own peak FLOP/s (312 TFLOP/s)": what the section above changed
@@ -443,32 +427,9 @@ class Working:
             given,
             asked=asked,
             shown=shown,
-            settled=self._settled(values, given, scope),
+            settled=settled(self.template, variant, self.prompt, given, scope),
             **how_shown(self.template, self.variant),
         )
-
-    def _settled(self, values: Any, given: set[str], scope: str | None) -> list[tuple[str, str]]:
-        """The pairs the constraints settle whose losing side would read a value the prompt never
-        shows (a memory bandwidth where the prompt says compute-bound); a roofline the prompt
-        gives both sides of keeps its max, the comparison the student is asked to make."""
-        prompt = self.prompt.replace(NBSP, " ")
-
-        def unshown(name: str) -> bool:
-            texts = {  # to the figures the prompt may quote it with (a datasheet's 1.3074 PFLOP/s)
-                value_text(self.template, self.variant, name, float(values[name]), digits).replace(NBSP, " ")
-                for digits in range(3, 7)
-            }
-            # a rate (a bandwidth, a peak) is a figure a prompt quotes or leaves out; counts and
-            # sizes it gives in words ("in bf16" is 2 B per element)
-            return all(text.endswith("/s") and text not in prompt for text in texts)
-
-        return [
-            (larger, smaller)
-            for larger, smaller in settled(self.template, scope)
-            if any(
-                unshown(name) for name in derivation(self.template.workload, [smaller], values, given).givens
-            )
-        ]
 
 
 _NONE = object()  # no section above: the first is worked in full

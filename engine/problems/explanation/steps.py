@@ -9,7 +9,7 @@ from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
-from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of, renamed
+from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, derivation, label_of, renamed
 from perfdrill.engine.model.maths import Tree, names_in, op, quantity, row, word
 from perfdrill.engine.model.maths import display as display_node
 from perfdrill.engine.model.numbers import NBSP, base_unit, format_quantity
@@ -165,7 +165,7 @@ def expression_step(
     return Step("", "", formula, substituted, result, value)
 
 
-def settled(template: Template, scope: str | None) -> list[tuple[str, str]]:
+def _constrained(template: Template, scope: str | None) -> list[tuple[str, str]]:
     """The (larger, smaller) pairs the template's constraints settle in `scope`: from
     `prefill_compute_time > 1.25 * prefill_memory_time` (the prompt says the prefill is
     compute-bound), the prefill's runtime is its compute time, worked without the memory side."""
@@ -199,6 +199,30 @@ def settled(template: Template, scope: str | None) -> list[tuple[str, str]]:
         ):
             pairs.append((_name(larger), _name(smaller)))
     return pairs
+
+
+def settled(
+    template: Template, variant: Variant, prompt: str, given: set[str], scope: str | None
+) -> list[tuple[str, str]]:
+    """The pairs the constraints settle whose losing side would read a rate the prompt never
+    quotes (a memory bandwidth where the prompt says compute-bound); a roofline the prompt gives
+    both sides of keeps its max, the comparison the student is asked to make."""
+    values, said = variant.values(scope), prompt.replace(NBSP, " ")
+
+    def unquoted(name: str) -> bool:
+        texts = {  # to the figures the prompt may quote it with (a datasheet's 1.3074 PFLOP/s)
+            value_text(template, variant, name, float(values[name]), digits).replace(NBSP, " ")
+            for digits in range(3, 7)
+        }
+        # a rate (a bandwidth, a peak) is a figure a prompt quotes or leaves out; counts and sizes
+        # it gives in words ("in bf16" is 2 B per element)
+        return all(text.endswith("/s") and text not in said for text in texts)
+
+    return [
+        (larger, smaller)
+        for larger, smaller in _constrained(template, scope)
+        if any(unquoted(name) for name in derivation(template.workload, [smaller], values, given).givens)
+    ]
 
 
 def _scope(key: str) -> str | None:

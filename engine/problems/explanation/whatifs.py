@@ -119,3 +119,17 @@ def moved(template: Template, variant: Variant, step: Step, old: float, was: str
 def scenario_change(template: Template, variant: Variant, scope: str) -> str:
     """What a scenario changes, briefly: "twice the memory bandwidth", "link bandwidth 64 GB/s"."""
     return changes(template, variant, None, scope, brief=True) or "the same inputs"
+
+
+def back_heading(template: Template, variant: Variant, before: str | None) -> str:
+    """The heading back from a what-if: "Back to the question's own values", or where that is a
+    case said in words the prompt never states as a value (slo-cost's batch of 1), that case."""
+    own, was = variant.values(None), variant.values(before)
+    worded = [
+        name
+        for name in template.scenarios.get(before or "", {})
+        if name in own and round(float(own[name])) in SETTING_WORDS.get(name, {}) and own[name] != was[name]
+    ]
+    if not worded:
+        return "Back to the question's own values"
+    return f"With {changes(template, variant, before, None)}"
