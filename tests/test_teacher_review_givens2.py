@@ -131,3 +131,11 @@ def test_a_return_to_a_batch_the_prompt_never_states_is_named() -> None:
     lines = _lines("serving/slo-cost", 424028)
     assert "*With one request on its own instead of a batch of 34:*" in lines
     assert "*Back to the question's own values:*" not in lines
+
+
+def test_an_mha_model_states_its_kv_heads_in_the_prompt() -> None:
+    """preemption-reload listed "KV heads = 40" where the prompt gave only 40 query heads. Seed 4
+    draws Llama 2 13B, multi-head attention: 40 query heads and 40 KV heads, both now stated."""
+    problem = generate(BANK.get("kv_cache/preemption-reload"), 4, SPECS)
+    assert "40 query heads and 40 KV heads of dimension 128" in problem.prompt
+    assert "KV heads = 40" in _givens(_lines("kv_cache/preemption-reload", 4))
