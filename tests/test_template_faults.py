@@ -155,12 +155,13 @@ def test_a_what_if_worked_twice_reads_off_what_it_showed() -> None:
     128); the second says only what is new: 1 ÷ 17.4 ms = 57.6 tokens/s against 128 ÷ 22.6 ms =
     5,670 tokens/s, 5,670 ÷ 57.6 = 98.4."""
     lines = _lines("performance_model/batching-gain", 1)
-    assert lines[2] == "*With batch at 1 instead of 128:*"
-    c = len(lines) - 1 - lines[::-1].index("*With batch at 1 instead of 128:*")
+    assert lines[2] == "*With one request on its own instead of a batch of 128:*"
+    c = len(lines) - 1 - lines[::-1].index("*With one request on its own instead of a batch of 128:*")
     assert lines[c + 1 : c + 4] == [
         "",
         "- throughput falls from 5,670 tokens/s to 57.6 tokens/s",
-        "- **(c)** throughput ÷ throughput with batch 1 = 5,670 tokens/s ÷ 57.6 tokens/s = **98.4**",
+        "- **(c)** throughput ÷ throughput with one request on its own"
+        " = 5,670 tokens/s ÷ 57.6 tokens/s = **98.4**",
     ]
 
 

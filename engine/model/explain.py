@@ -200,6 +200,7 @@ def derivation(
     asked: Collection[str] | None = None,
     shown: Mapping[str, str] | None = None,
     asked_in: Mapping[str, str] | None = None,
+    settled: Collection[tuple[str, str]] = (),
 ) -> Derivation:
     """Steps for `names` and every computed quantity they rest on, dependencies first.
 
@@ -208,7 +209,8 @@ def derivation(
     A name in `asked` (all of `names` unless given) is always a step, even where it only renames
     another quantity; any other such name is read as the quantity it renames. `shown` holds the
     text earlier lines (or the key) gave a value: every step writes that value so again;
-    `asked_in` the unit a part asks a name in, which every line showing it keeps.
+    `asked_in` the unit a part asks a name in, which every line showing it keeps; `settled` the
+    (larger, smaller) pairs the question settles, so a max of both is worked as the larger.
     """
     context = _Context(
         workload,
@@ -228,11 +230,13 @@ def derivation(
     givens: list[str] = []
     visited: set[str] = set()
 
-    def visit(name: str) -> None:
+    def visit(name: str, compared: bool = False) -> None:
         if name in visited:
             return
+            return
         visited.add(name)
-        if name in fixed:  # read only where a formula keeps it (an exponent of 1): a given
+        if name in fixed and not compared:  # kept only by a formula (an exponent of 1): a given;
+            # a vanishing value a comparison reads (a zero compared) is still worked
             if name in values:
                 givens.append(name)
             return
@@ -242,13 +246,14 @@ def derivation(
             return
         tree = generated_display.QUANTITIES[f"{name}@{workload}"][3]
         order = generated_display.FACTOR_ORDER
-        simplifier = Simplifier(values, fixed, {}, words, order)
+        simplifier = Simplifier(values, fixed, {}, words, order, settled=settled)
         simplified = simplifier.run(tree)
-        needs = names_in(simplified) + _reason_names(simplifier.reasons)
+        in_reasons = _reason_names(simplifier.reasons)
+        needs = names_in(simplified) + in_reasons
         for needed in needs:
-            visit(needed)
+            visit(needed, needed in in_reasons)
         if any(needed in aliases for needed in needs):  # again, reading each alias as what it renames
-            simplifier = Simplifier(values, fixed, aliases, words, order)
+            simplifier = Simplifier(values, fixed, aliases, words, order, settled=settled)
             simplified = simplifier.run(tree)
         if isinstance(simplified, str) and name not in asked and not context.categorical(name):
             aliases[name] = simplified  # one chip at full MFU: system FLOP/s is the peak itself

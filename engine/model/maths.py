@@ -11,7 +11,7 @@ writes those in Unicode for the terminal and Markdown; engine/output writes them
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +109,9 @@ class Simplifier:
     words: Mapping[str, Mapping[int, str]] = field(default_factory=dict)  # input -> value -> clause
     order: Mapping[str, int] = field(default_factory=dict)  # the order factors are written in
     reasons: list[Reason] = field(default_factory=list)
+    # (larger, smaller) pairs the question settles ("the prefill is compute-bound"): a max of
+    # both is the larger, never working out the smaller side from values the prompt does not give
+    settled: Collection[tuple[str, str]] = ()
 
     def run(self, tree: Tree) -> Tree:
         if isinstance(tree, str):
@@ -139,6 +142,8 @@ class Simplifier:
     def _extreme(self, head: str, args: list[Tree]) -> Tree:
         """max(0, x) is x wherever x wins: a constant that does not decide the result is dropped."""
         result = evaluate((head, *args), self.values)
+        losers = {pair[head == "max"] for pair in self.settled if pair[head != "max"] in args}
+        args = [arg for arg in args if arg not in losers]
         kept = [arg for arg in args if not _is_number(arg) or arg == result]
         kept = kept if any(not _is_number(arg) for arg in kept) else args
         return kept[0] if len(kept) == 1 else (head, *kept)
@@ -172,7 +177,14 @@ class Simplifier:
                 self.reasons.append(Reason(words=self.words[left][int(evaluate(right, self.values))]))
             return
         op = head if holds else _NEGATED[head]
-        self.reasons.append(Reason(op, self.run(left), self.run(right)))
+        self.reasons.append(Reason(op, self._compared(left), self._compared(right)))
+
+    def _compared(self, side: Tree) -> Tree:
+        """A side of a comparison: a quantity keeps its name even where it is zero, so the reader
+        sees it worked ("SLO latency batch 0 < 1", never a bare "0 < 1")."""
+        return (
+            side if isinstance(side, str) and side in self.fixed and side in self.values else self.run(side)
+        )
 
 
 def _is_number(tree: Tree) -> bool:

@@ -119,8 +119,10 @@ def answer_digits(tolerance: tuple[str, float]) -> int:
     kind, amount = tolerance
     if kind == "sig_figs":
         return max(3, int(amount) + 1)
-    if kind == "relative" and amount >= 0.02:
-        return 3
+    if kind == "relative" and amount > 0:
+        # rounding to d figures is off by at most 5 × 10^-d relative (a leading 1): keep that
+        # within a quarter of the tolerance, so 3 figures at 2%, 4 at 0.5% (2.642 GB, not 2.64241)
+        return max(3, math.ceil(1 - math.log10(amount / 2) - 1e-9))
     return 6
 
 

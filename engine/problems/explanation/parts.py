@@ -17,11 +17,13 @@ from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import NBSP, format_quantity
 from perfdrill.engine.problems.explanation.model import Given, Section, letter
 from perfdrill.engine.problems.explanation.steps import (
+    decimal_step,
     derated_step,
     derived_step,
     expression_step,
     input_step,
     reads_what_if,
+    settled,
 )
 from perfdrill.engine.problems.explanation.values import (
     EVERY_SCOPE,
@@ -32,6 +34,7 @@ from perfdrill.engine.problems.explanation.values import (
     what_if_value,
 )
 from perfdrill.engine.problems.explanation.whatifs import (
+    back_heading,
     changes,
     moved,
     moves_with_model,
@@ -316,7 +319,7 @@ class Working:
         else:
             before = self.drafts[-1].scope
             if scope is None:
-                heading = "Back to the question's own values"
+                heading = back_heading(self.template, self.variant, before)
             else:  # a what-if as the question tells it, and what goes back to the question's own
                 said = changes(self.template, self.variant, None, scope) or setting(
                     self.template, self.variant, scope
@@ -422,6 +425,11 @@ class Working:
             draft.givens.append(
                 Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, ""))
             )
+            converted = decimal_step(self.template, self.variant, name)
+            if converted is not None:  # GiB never added to GB unconverted
+                texts[name] = converted.result
+                self.worked.setdefault(scope, set()).add(name)
+                draft.items.append(converted)
 
     def _list_prompted(self, names: Collection[tuple[str | None, str]]) -> None:
         """List among the givens each `derived:` value the prompt shows (the MAMF) that a step
@@ -485,7 +493,9 @@ class Working:
         for name in names:
             variant.lookup(name, scope)
         given = set(variant.inputs) | (set(self.template.scenarios[scope]) if scope is not None else set())
-        shown = {} if option else self.texts.get(scope, {})
+        shown = self.texts.get(scope, {})
+        if option:  # a swept option reads its own values, but a given worked above (GiB as GB) stays so
+            shown = {name: text for name, text in shown.items() if name in self.worked.get(scope, set())}
         return derivation(
             self.template.workload,
             names,
@@ -493,6 +503,7 @@ class Working:
             given,
             asked=asked,
             shown=shown,
+            settled=settled(self.template, variant, self.prompt, given, scope),
             # a swapped model's values are its own: the unit a part asks the target's in is not theirs
             **how_shown(
                 self.template, self.variant, scope if swaps_model(self.template, scope) else EVERY_SCOPE

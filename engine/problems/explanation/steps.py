@@ -9,12 +9,18 @@ from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
-from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, label_of, renamed
+from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, derivation, label_of, renamed
 from perfdrill.engine.model.maths import Tree, names_in, op, quantity, row, word
 from perfdrill.engine.model.maths import display as display_node
 from perfdrill.engine.model.numbers import NBSP, base_unit, format_quantity
 from perfdrill.engine.model.printed import extra_figures
-from perfdrill.engine.problems.explanation.values import categorical, units, value_text, what_if_value
+from perfdrill.engine.problems.explanation.values import (
+    binary_names,
+    categorical,
+    units,
+    value_text,
+    what_if_value,
+)
 from perfdrill.engine.problems.explanation.whatifs import scenario_change
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant, spec_inputs
@@ -57,8 +63,10 @@ def derated_step(
     = 720 GB/s", so the reader sees where the factor enters; None for any other input. `shown`
     writes a drawn factor as the `prompt` does, and a NIC the prompt quotes in Gb/s stays in Gb/s."""
     expression = template.inputs.get(name)
-    if expression is None or (None, name) not in expression.names or isinstance(expression.tree, ast.Name):
+    if expression is None or isinstance(expression.tree, ast.Name):
         return None
+    if (None, name) not in expression.names:
+        return _bits_step(template, variant, name, prompt)
     tree = _tree(expression.tree)
     if tree is None:
         return None
@@ -167,6 +175,31 @@ def _named_numbers(tree: Tree) -> Tree:
     return tree
 
 
+def decimal_step(template: Template, variant: Variant, name: str) -> Step | None:
+    """A chip memory its spec quotes in GiB, converted before the working adds decimal GB of
+    weights and cache to it: "memory per chip = 32 GiB = 34.36 GB"; None for any other value."""
+    if name != "memory_capacity" or name not in binary_names(template, variant):
+        return None
+    value = float(variant.lookup(name, None))
+    decimal = format_quantity(value, "byte", digits=4)
+    shown = quantity(value_text(template, variant, name, value))
+    return Step(name, label_of(template.workload, name), shown, None, decimal, value)
+
+
+def _bits_step(template: Template, variant: Variant, name: str, prompt: str) -> Step | None:
+    """A bandwidth the template draws in bytes from a NIC the prompt quotes in Gb/s (`nic * 1e9 /
+    8`), worked as "network bandwidth = 400 Gb/s ÷ 8 = 50 GB/s"; None for any other input."""
+    value = float(variant.inputs[name])
+    bits = f"{format_quantity(value * 8 / 1e9, '1')}{NBSP}Gb/s"
+    if base_unit(info(template.workload, name).unit) != "byte/s" or bits.replace(
+        NBSP, " "
+    ) not in prompt.replace(NBSP, " "):
+        return None
+    formula = row(quantity(bits), op("÷"), quantity("8"))
+    result = value_text(template, variant, name, value)
+    return Step(name, label_of(template.workload, name), formula, None, result, value)
+
+
 def expression_step(
     template: Template, variant: Variant, expression: Any, result: str, shown: Shown, unit: str
 ) -> Step | None:
@@ -224,6 +257,66 @@ def expression_step(
         else None
     )
     return Step("", "", formula, substituted, result, value)
+
+
+def _constrained(template: Template, scope: str | None) -> list[tuple[str, str]]:
+    """The (larger, smaller) pairs the template's constraints settle in `scope`: from
+    `prefill_compute_time > 1.25 * prefill_memory_time` (the prompt says the prefill is
+    compute-bound), the prefill's runtime is its compute time, worked without the memory side."""
+    pairs = []
+    for expression, _ in template.constraints:
+        node = expression.tree
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+            continue
+        kind, left, right = type(node.ops[0]), node.left, node.comparators[0]
+        if kind in (ast.Lt, ast.LtE):
+            left, right = right, left
+        elif kind not in (ast.Gt, ast.GtE):
+            continue
+        if isinstance(right, ast.BinOp) and isinstance(right.op, ast.Mult):  # larger > k × smaller, k ≥ 1
+            factor, right = (
+                (right.left, right.right)
+                if isinstance(right.left, ast.Constant)
+                else (right.right, right.left)
+            )
+            if not (
+                isinstance(factor, ast.Constant)
+                and isinstance(factor.value, int | float)
+                and factor.value >= 1
+            ):
+                continue
+        larger, smaller = _tree(left), _tree(right)
+        if (
+            isinstance(larger, str)
+            and isinstance(smaller, str)
+            and _scope(larger) == _scope(smaller) == scope
+        ):
+            pairs.append((_name(larger), _name(smaller)))
+    return pairs
+
+
+def settled(
+    template: Template, variant: Variant, prompt: str, given: set[str], scope: str | None
+) -> list[tuple[str, str]]:
+    """The pairs the constraints settle whose losing side would read a rate the prompt never
+    quotes (a memory bandwidth where the prompt says compute-bound); a roofline the prompt gives
+    both sides of keeps its max, the comparison the student is asked to make."""
+    values, said = variant.values(scope), prompt.replace(NBSP, " ")
+
+    def unquoted(name: str) -> bool:
+        texts = {  # to the figures the prompt may quote it with (a datasheet's 1.3074 PFLOP/s)
+            value_text(template, variant, name, float(values[name]), digits).replace(NBSP, " ")
+            for digits in range(3, 7)
+        }
+        # a rate (a bandwidth, a peak) is a figure a prompt quotes or leaves out; counts and sizes
+        # it gives in words ("in bf16" is 2 B per element)
+        return all(text.endswith("/s") and text not in said for text in texts)
+
+    return [
+        (larger, smaller)
+        for larger, smaller in _constrained(template, scope)
+        if any(unquoted(name) for name in derivation(template.workload, [smaller], values, given).givens)
+    ]
 
 
 def _scope(key: str) -> str | None:

@@ -63,7 +63,9 @@ def changes(
             continue
         words = SETTING_WORDS.get(name, {})
         if round(new) in words:  # a case in words: "the cache sent over PCIe", never "transfer link = 2"
-            said.append(words[round(new)])
+            clause = words[round(new)]
+            was = value_text(template, variant, name, old, digits)
+            said.append(clause.partition(" instead of")[0] if brief else clause.format(was=was))
             continue
         if source is not None or len(label) <= 2:  # set from another quantity, or a symbol such as k
             said.append(f"{label} = {shown}" + (f" (the {source})" if source and not brief else ""))
@@ -166,3 +168,17 @@ def moved(template: Template, variant: Variant, step: Step, old: float, was: str
 def scenario_change(template: Template, variant: Variant, scope: str) -> str:
     """What a scenario changes, briefly: "twice the memory bandwidth", "link bandwidth 64 GB/s"."""
     return changes(template, variant, None, scope, brief=True) or "the same inputs"
+
+
+def back_heading(template: Template, variant: Variant, before: str | None) -> str:
+    """The heading back from a what-if: "Back to the question's own values", or where that is a
+    case said in words the prompt never states as a value (slo-cost's batch of 1), that case."""
+    own, was = variant.values(None), variant.values(before)
+    worded = [
+        name
+        for name in template.scenarios.get(before or "", {})
+        if name in own and round(float(own[name])) in SETTING_WORDS.get(name, {}) and own[name] != was[name]
+    ]
+    if not worded:
+        return "Back to the question's own values"
+    return f"With {changes(template, variant, before, None)}"
