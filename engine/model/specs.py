@@ -163,6 +163,7 @@ class Model(_Entry, frozen=True, kw_only=True):
     dense_ffn: Positive | None = None
     position_embeddings: NonNegative = 0
     context_window: Tokens  # the longest context the model takes (its config's window)
+    sliding_window: Tokens | None = None  # local attention's span: no layer caches more tokens than it
     attention_params_per_layer: Parameters | None = None
     kv_elements_per_token_per_layer: Count | None = None
     published_params: Parameters | None = None
