@@ -10,7 +10,7 @@ import re
 import pytest
 
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.model.specs import Model
+from perfdrill.engine.model.specs import Chip, Model
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import Problem, generate
 from tests.helpers import write_template
@@ -30,6 +30,18 @@ def _drawn(problem: Problem, name: str) -> object:
     return problem.variant.params[str(problem.variant.template.scenario[name])]
 
 
+def _model(problem: Problem) -> Model:
+    model = _drawn(problem, "model")
+    assert isinstance(model, Model)
+    return model
+
+
+def _chip(problem: Problem) -> Chip:
+    chip = _drawn(problem, "chip")
+    assert isinstance(chip, Chip)
+    return chip
+
+
 def _chips(problem: Problem) -> float | None:
     """The chip count the scenario draws as a parameter, or None where it draws none."""
     name = str(problem.variant.template.scenario.get("chips"))
@@ -43,8 +55,7 @@ def test_decode_intensity_decodes_within_the_window() -> None:
     # GPT-2 small has 1,024 positions: with 1,024 tokens cached the new token is position 1,025.
     # Over 200 seeds every variant keeps cached context + 1 new token <= its window.
     for problem in _problems("attention_memory/decode-intensity", 200):
-        model = _drawn(problem, "model")
-        assert isinstance(model, Model)
+        model = _model(problem)
         context = problem.variant.lookup("context", None)
         assert context + 1 <= model.context_window.value, (model.id, context)
         if model.id == "gpt2-small":
@@ -78,7 +89,7 @@ FULL_CACHE_TEMPLATES = [
 
 @pytest.mark.parametrize("template_id", FULL_CACHE_TEMPLATES)
 def test_no_sliding_window_model_where_a_full_cache_is_sized(template_id: str) -> None:
-    drawn = {getattr(_drawn(problem, "model"), "id") for problem in _problems(template_id, 100)}
+    drawn = {_model(problem).id for problem in _problems(template_id, 100)}
     assert not drawn & SLIDING
 
 
@@ -164,10 +175,9 @@ FP8_TEMPLATES = [
 @pytest.mark.parametrize("template_id", FP8_TEMPLATES)
 def test_fp8_weights_never_on_a_tpu_without_fp8_and_said_to_be_weight_only(template_id: str) -> None:
     for problem in _problems(template_id, 100):
-        chip = _drawn(problem, "chip")
         if _drawn(problem, "weight_dtype") != "fp8":
             continue
-        assert getattr(chip, "id") not in {"tpu-v4", "tpu-v5e", "tpu-v6e"}
+        assert _chip(problem).id not in {"tpu-v4", "tpu-v5e", "tpu-v6e"}
         assert "weight-only" in problem.prompt
 
 
