@@ -183,6 +183,7 @@ class Model(_Entry, frozen=True, kw_only=True):
         values: dict[str, float] = {name: float(getattr(self, name)) for name in ARCH_FIELDS}
         values.update(
             context_window=self.context_window.value,
+            attention_span=(self.sliding_window or self.context_window).value,
             mlp_matrices=3.0 if self.gated_mlp else 2.0,
             tied_embeddings=1.0 if self.tied_embeddings else 0.0,
             experts=float(self.experts),

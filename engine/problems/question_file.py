@@ -141,7 +141,6 @@ class ModelFilter(Declared):
     moe: bool | UnsetType = UNSET
     gqa: bool | UnsetType = UNSET
     mla: bool | UnsetType = UNSET
-    sliding: bool | UnsetType = UNSET  # a sliding-window model (its local layers cache at most the window)
 
 
 class ParameterFields(Declared):

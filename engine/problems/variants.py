@@ -29,7 +29,7 @@ from perfdrill.engine.problems.templates import Parameter, Template
 MAX_DRAWS = 1000  # rejection-sampling budget before a template's constraints count as unmeetable;
 # the two-model templates accept about one draw in 20, so 200 failed one seed in about ten thousand
 CHIP_FILTERS = ("ids", "exclude", "vendor", "dtype", "has")
-MODEL_FILTERS = ("ids", "exclude", "moe", "gqa", "mla", "sliding")
+MODEL_FILTERS = ("ids", "exclude", "moe", "gqa", "mla")
 
 
 def rng_for(template_id: str, seed: int) -> random.Random:
@@ -146,7 +146,6 @@ def _model_matches(model: Model, parameter: Parameter, template: Template) -> bo
         and where.get("moe", model.is_moe) == model.is_moe
         and where.get("gqa", model.kv_heads < model.heads) == (model.kv_heads < model.heads)
         and where.get("mla", mla) == mla
-        and where.get("sliding", model.sliding_window is not None) == (model.sliding_window is not None)
     )
 
 
