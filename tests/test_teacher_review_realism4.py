@@ -65,7 +65,8 @@ def test_decode_intensity_decodes_within_the_window() -> None:
 # --- sliding-window models --------------------------------------------------------------------
 
 # The two templates the review named, and the others a survey over every template x 200 seeds found
-# sizing a full KV cache over more than 4,096 tokens for a sliding-window model.
+# sizing a full KV cache over more than 4,096 tokens for a sliding-window model: each now holds
+# its cache within `attention_span` (a sliding-window model's window).
 FULL_CACHE_TEMPLATES = [
     "performance_model/fits-sweep",  # Mistral 7B v0.1 with 28,672 tokens cached
     "prefill_decode/pd-ratio",  # Mistral 7B v0.1 with 4,736 tokens cached
@@ -88,9 +89,32 @@ FULL_CACHE_TEMPLATES = [
 
 
 @pytest.mark.parametrize("template_id", FULL_CACHE_TEMPLATES)
-def test_no_sliding_window_model_where_a_full_cache_is_sized(template_id: str) -> None:
-    drawn = {_model(problem).id for problem in _problems(template_id, 100)}
-    assert not drawn & SLIDING
+def test_a_sliding_window_model_caches_no_more_than_its_window(template_id: str) -> None:
+    # Each of these templates sizes a full cache: a sliding-window model keeps its cache (context,
+    # prompt, or prompt + output where every output token is cached too) within 4,096 tokens.
+    for problem in _problems(template_id, 200):
+        if _model(problem).id not in SLIDING:
+            continue
+        inputs = problem.variant.template.inputs
+        cached = [problem.variant.lookup(name, None) for name in ("context", "prompt") if name in inputs]
+        if "output" in problem.variant.params:
+            cached.append(problem.variant.params["prompt"] + problem.variant.params["output"])
+        assert cached and max(cached) <= WINDOW, (template_id, problem.seed, cached)
+
+
+def test_the_review_s_sliding_window_variants_are_gone() -> None:
+    # fits-sweep drew Mistral 7B v0.1 with 28,672 tokens cached; pd-ratio with 4,736 (4,608 + 256 ÷ 2).
+    for template_id in ("performance_model/fits-sweep", "prefill_decode/pd-ratio"):
+        for problem in _problems(template_id, 200):
+            if _model(problem).id == "mistral-7b":
+                assert problem.variant.lookup("context", None) <= WINDOW
+
+
+def test_a_model_s_attention_span_is_its_window() -> None:
+    # The engine input templates constrain against: Mistral 7B v0.1's 4,096-token window; Llama 3.1
+    # 8B attends over its whole 131,072-token context window.
+    assert SPECS.models["mistral-7b"].formula_inputs()["attention_span"] == WINDOW
+    assert SPECS.models["llama-3.1-8b"].formula_inputs()["attention_span"] == 131072
 
 
 def test_the_specs_give_each_sliding_window_model_its_window() -> None:
