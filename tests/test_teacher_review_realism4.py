@@ -145,6 +145,7 @@ def _check(tmp_path, run_cli, slug: str, **fields: object) -> str:  # type: igno
     question = SERVING.format(slug=slug, **{"model": "llama-3.1-8b", "weights": "bf16", **fields})
     folder = write_template(tmp_path, f"serving/{slug}", question)
     _, out, err = run_cli("check", str(folder), "--seeds", "2")
+    assert "checked over 2 seeds" in out + err  # the seeds ran: a rule that holds was applied
     return out + err
 
 
@@ -184,6 +185,7 @@ def test_fp8_weights_only_on_a_chip_with_an_fp8_path(tmp_path, run_cli, chip: st
     text = question.format(slug=slug, model="llama-3.1-8b", weights="fp8", context=1024)
     folder = write_template(tmp_path, f"serving/{slug}", text)
     _, out, err = run_cli("check", str(folder), "--seeds", "2")
+    assert "checked over 2 seeds" in out + err
     assert ("plausibility rule 'fp8-weights-where-held'" in out + err) is breaks
 
 
@@ -251,3 +253,30 @@ def test_no_prompt_speaks_of_several_chips_when_it_draws_one() -> None:
             assert found is None, (template.id, found.group(0) if found else "")
     # The templates the fix touched draw one chip within 30 seeds, so the test reads them.
     assert {"serving/latency-breakdown", "serving/interview-chain", "prefill_decode/kv-transfer"} <= one_chip
+
+
+PREFILL = """
+id: serving/{slug}
+title: A prefill set-up
+family: serving
+difficulty: easy
+workload: serving
+parameters:
+  chip: {{chip: {{ids: [h100-sxm]}}}}
+  model: {{model: {{ids: [mistral-7b]}}}}
+scenario: {{chip: chip, model: model, dtype: bf16, weight_dtype: bf16, kv_dtype: bf16}}
+inputs: {{batch: 1, prompt: {prompt}}}
+parts:
+  - {{name: flops, kind: numeric, prompt: FLOPs?, answer: prompt_flops, unit: TFLOP}}
+"""
+
+
+@pytest.mark.parametrize(("prompt", "breaks"), [(8192, True), (4096, False)])
+def test_a_prefilled_prompt_counts_as_cached_tokens(tmp_path, run_cli, prompt: int, breaks: bool) -> None:  # type: ignore[no-untyped-def]
+    # A prefill writes one cache entry per prompt token: Mistral 7B v0.1 over 8,192 tokens keeps
+    # only its last 4,096, so a full 8,192-token cache is a set-up a practitioner objects to.
+    slug = f"prefill-{prompt}"
+    folder = write_template(tmp_path, f"serving/{slug}", PREFILL.format(slug=slug, prompt=prompt))
+    _, out, err = run_cli("check", str(folder), "--seeds", "2")
+    assert "checked over 2 seeds" in out + err
+    assert ("plausibility rule 'kv-within-sliding-window'" in out + err) is breaks
