@@ -20,7 +20,7 @@ PAIRS = [
     ("performance_model/decode-batch", 912564),  # a derived value worked as a step; a comparison
     ("moe/active-params", 86030),  # an MoE count: no dense-layer term, experts per token
     ("roofline/faster-chip", 252389),  # what-ifs as differences; ratio answers
-    ("quantization/weight-only-decode", 858871),  # a scenario worked first; a whole batch
+    ("quantization/weight-only-decode", 4150),  # a scenario worked first; a whole batch (was #858871)
     ("kv_cache/mha-vs-gqa", 622608),  # a what-if that overrides a computed quantity
     ("runtime_check/timed-matmul", 540448),  # a verdict and the code's flaw in words
     ("overhead/kernel-chain", 0),  # a regime decided by two maxima

@@ -170,7 +170,8 @@ def test_an_eager_chain_sits_where_its_unfused_kernels_run() -> None:
 
 
 def test_a_scenario_point_is_labelled_with_its_scenario() -> None:
-    view = _problem("quantization/weight-only-decode").roofline
+    # Seed 6 draws int8 weights (1 B), the what-if bf16 (2 B): twice the bytes per weight.
+    view = _problem("quantization/weight-only-decode", 6).roofline
     assert view is not None
     labels = [p.label for p in view.points]
     assert (

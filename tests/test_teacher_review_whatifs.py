@@ -88,12 +88,13 @@ def test_the_draft_block_keeps_one_unit_for_one_value() -> None:
 
 def test_the_dense_baseline_is_named_as_a_dense_model() -> None:
     """moe/critical-batch, seed 923082 (set 1, P69) headed the dense case "With half the experts per
-    token (1) and experts at 1 instead of 16". One expert used by every token is a dense model: on an
-    MI300X 1.307 PFLOP/s ÷ 5.3 TB/s = 246.6 FLOP/B, × 1 B/param ÷ 2 = 123."""
+    token (1) and experts at 1 instead of 16". One expert used by every token is a dense model: the
+    seed draws an H200 since TPUs left fp8-weight draws, 989 TFLOP/s ÷ 4.8 TB/s = 206.0 FLOP/B,
+    × 1 B/param ÷ 2 = 103."""
     lines = _lines("moe/critical-batch", 923082)
     assert "*With a dense model (one expert, used by every token):*" in lines
     assert not any("half the experts per token" in line for line in lines)
-    assert any(line.endswith("= **123**") and line.startswith("- **(a)**") for line in lines)
+    assert any(line.endswith("= **103**") and line.startswith("- **(a)**") for line in lines)
 
 
 def _opener(template_id: str, seed: int) -> str:

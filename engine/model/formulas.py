@@ -71,6 +71,11 @@ INPUTS: dict[str, tuple[str, str]] = {
     "node_chips": ("1", "chips in one node, joined by the fast link"),
     "link_peer_bandwidth": ("byte/s", "one-way link bandwidth from a chip to any one peer"),
     "context_window": ("token", "the longest context the model takes"),
+    # A sliding-window model's local layers cache at most the window (Mistral 7B v0.1: 4,096).
+    "attention_span": (
+        "token",
+        "the most tokens a layer attends over: its sliding window, else its context window",
+    ),
     "kernel_floor": ("s", "the shortest time any kernel takes on the GPU"),
     "flaw": (
         "1",
@@ -205,6 +210,7 @@ INPUT_LABELS: dict[str, str] = {
     "node_nics": "NICs per node",
     "link_peer_bandwidth": "link bandwidth per peer",
     "context_window": "context window",
+    "attention_span": "attention span",
     "kernel_floor": "kernel floor",
     "flaw": "flaw",
     # Issue 13, speculative decoding
@@ -221,7 +227,7 @@ WHOLE_INPUTS = frozenset({
     "vocab", "mlp_matrices", "experts", "experts_per_token", "shared_experts", "position_embeddings",
     "batch", "context", "prompt", "tokens", "m", "k", "n", "elements", "inputs", "outputs", "kernels",
     "participants", "loop_iterations", "sequence", "node_chips", "context_window", "draft_tokens",
-    "ici_axes", "ici_axis_size", "fsdp_axes", "tp_axes",
+    "ici_axes", "ici_axis_size", "fsdp_axes", "tp_axes", "attention_span",
     "node_nics",
 })
 # fmt: on

@@ -162,11 +162,11 @@ class Model(_Entry, frozen=True, kw_only=True):
     dense_layers: NonNegative | None = None
     dense_ffn: Positive | None = None
     position_embeddings: NonNegative = 0
-    # Tokens a sliding-window layer attends to, shown on the model's card; the engine caches the
-    # full context either way. `alternate`: local and global layers alternate (Gemma 2).
-    sliding_window: Positive | None = None
-    sliding_window_layers: Literal["all", "alternate"] = "all"
     context_window: Tokens  # the longest context the model takes (its config's window)
+    # Local attention's span: no local layer caches more tokens than it, so templates keep their KV
+    # caches within it. `alternate`: local and global layers alternate (Gemma 2), as the card says.
+    sliding_window: Tokens | None = None
+    sliding_window_layers: Literal["all", "alternate"] = "all"
     attention_params_per_layer: Parameters | None = None
     kv_elements_per_token_per_layer: Count | None = None
     published_params: Parameters | None = None
@@ -186,6 +186,7 @@ class Model(_Entry, frozen=True, kw_only=True):
         values: dict[str, float] = {name: float(getattr(self, name)) for name in ARCH_FIELDS}
         values.update(
             context_window=self.context_window.value,
+            attention_span=(self.sliding_window or self.context_window).value,
             mlp_matrices=3.0 if self.gated_mlp else 2.0,
             tied_embeddings=1.0 if self.tied_embeddings else 0.0,
             experts=float(self.experts),

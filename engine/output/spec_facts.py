@@ -57,7 +57,7 @@ def _attention(model: Model, kind: str) -> str:
         return f"MLA: caches {cached:,.0f} elements per token per layer"
     if model.sliding_window is not None:
         where = " on alternate layers" if model.sliding_window_layers == "alternate" else ""
-        return f"{kind}, sliding window {model.sliding_window:,}{where}"
+        return f"{kind}, sliding window {model.sliding_window.value:,.0f}{where}"
     return kind
 
 
