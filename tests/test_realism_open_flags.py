@@ -93,3 +93,15 @@ def test_moe_serving_leaves_room_beside_the_weights() -> None:
         v = problem.variant
         weights = v.lookup("weight_bytes", None)
         assert weights <= 0.85 * v.params["chips"] * v.params["chip"].memory.value, problem.seed
+
+
+def test_moe_profile_leaves_room_and_preemption_has_memory_pressure() -> None:
+    # Wave 4's blind solvers: Mixtral 8x7B in fp8 (46.7 GB) on 2 x L4 (48 GB) leaves no room for the
+    # KV cache and the runtime; GPT-2 small (0.25 GB, a 28 MB cache) preempted on an 80 GB H100 is
+    # no serving set-up. Drawn set-ups keep 15% free, and preempt models of 1B parameters or more.
+    for problem in _problems("moe/all-experts-profile", 100):
+        v = problem.variant
+        assert v.lookup("weight_bytes", None) <= 0.85 * v.lookup("system_memory", None), problem.seed
+    for problem in _problems("kv_cache/preemption-reload", 100):
+        v = problem.variant
+        assert v.lookup("params", None) >= 1e9 and v.params["model"].id != "gpt2", problem.seed
