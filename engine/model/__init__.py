@@ -1,6 +1,6 @@
 """The performance model: units, chip and model specs, the formulas, their evaluation and worked steps.
 
-Every quantity is one sympy expression (formulas.py, workloads.py and the modules they gather);
+Every quantity is one sympy expression (defined with formulas.py; workloads.py gathers them);
 codegen.py turns them into the committed generated_*.py modules that evaluation.py runs.
 """
 

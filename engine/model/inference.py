@@ -9,7 +9,8 @@ from __future__ import annotations
 from sympy import Max, Piecewise, ceiling, floor
 
 from perfdrill.engine.model.evaluation import CountRule
-from perfdrill.engine.model.formulas import SYM, Formula, define, q, roofline
+from perfdrill.engine.model.formulas import SYM, Formula, define, q
+from perfdrill.engine.model.roofline import roofline
 
 
 def fewest_chips(name: str, doc: str, short: str, label: str) -> Formula:

@@ -1,7 +1,7 @@
 """Serving economics: latency targets, cost per token, KV-cache management and prefill/decode
 disaggregation (training economics, MFU and Chinchilla, are in training_economics.py).
 
-Each list sits on top of the building blocks in formulas.py and inference.py (a decode step as one
+Each list sits on top of the building blocks in roofline.py and inference.py (a decode step as one
 roofline, a prefill with the prefix "prefill_"), and workloads.py gathers them.
 
 Sources behind the conventions (the tests reproduce the published figures):
@@ -20,7 +20,8 @@ import sympy
 from sympy import Eq, Max, Min, Piecewise, ceiling, floor
 
 from perfdrill.engine.model.evaluation import CountRule
-from perfdrill.engine.model.formulas import SYM, define, q, roofline
+from perfdrill.engine.model.formulas import SYM, define, q
+from perfdrill.engine.model.roofline import roofline
 
 SECONDS_PER_HOUR = 3600
 MILLION = sympy.Integer(10**6)

@@ -23,7 +23,8 @@ from __future__ import annotations
 import sympy
 from sympy import Piecewise
 
-from perfdrill.engine.model.formulas import SYM, Formula, define, q, roofline
+from perfdrill.engine.model.formulas import SYM, Formula, define, q
+from perfdrill.engine.model.roofline import roofline
 
 ALPHA, DRAFTS, COST, VERIFY = (
     SYM["acceptance_rate"],

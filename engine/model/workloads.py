@@ -1,4 +1,4 @@
-"""Workloads: the formulas one calculation needs, built from engine/formulas.py's building blocks.
+"""Workloads: the formulas one calculation needs, built from the engine's building blocks.
 
 Shared quantities (compute_time, runtime, bound…) are defined once in `roofline()`; a workload only
 says what its `flops` and `bytes` are.
@@ -11,6 +11,7 @@ from collections.abc import Callable
 import sympy
 from sympy import Min
 
+from perfdrill.engine.model.architecture import MODEL
 from perfdrill.engine.model.attention import ATTENTION_DECODE, FLASH_ATTENTION_IO
 from perfdrill.engine.model.collectives import (
     ALPHA_BETA,
@@ -21,17 +22,7 @@ from perfdrill.engine.model.collectives import (
 )
 from perfdrill.engine.model.crossovers import ATTENTION_CROSSOVERS, MATMUL_CROSSOVER
 from perfdrill.engine.model.decode_utilisation import DECODE_UTILISATION
-from perfdrill.engine.model.formulas import (
-    MODEL,
-    SYM,
-    SYSTEM,
-    Formula,
-    attainable_flops,
-    bound_at_intensity,
-    define,
-    q,
-    roofline,
-)
+from perfdrill.engine.model.formulas import SYM, Formula, define, q
 from perfdrill.engine.model.ici import ICI_COLLECTIVES, ICI_PARALLELISM
 from perfdrill.engine.model.inefficiencies import (
     DECODE_LAUNCH,
@@ -52,6 +43,7 @@ from perfdrill.engine.model.memory_budget import ACTIVATIONS, ATTENTION_MEMORY, 
 from perfdrill.engine.model.moe_serving import EXPERT_PARALLEL, EXPERT_READS
 from perfdrill.engine.model.networks import BISECTION
 from perfdrill.engine.model.quantization import GROUP_SCALES
+from perfdrill.engine.model.roofline import SYSTEM, attainable_flops, bound_at_intensity, roofline
 from perfdrill.engine.model.serving import CHUNKED_PREFILL, KV_PAGING, KV_RELOAD, KV_TRANSFER, SERVING_LATENCY
 from perfdrill.engine.model.serving_capacity import MEMORY_SHARES, SERVING_CAPACITY
 from perfdrill.engine.model.sharding import DP_OVERLAP, PIPELINE, SELECTIVE_RECOMPUTE, TP_OVERLAP, ZERO

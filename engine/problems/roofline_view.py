@@ -119,7 +119,7 @@ def _closure(workload: str, names: Iterable[str], given: Container[str] = ()) ->
     return seen
 
 
-# What `formulas.roofline(prefix)` defines for one operation, besides its FLOPs and bytes.
+# What `roofline(prefix)` (engine/model/roofline.py) defines for one operation, besides its FLOPs and bytes.
 _ROOFLINE_QUANTITIES = (
     "arithmetic_intensity",
     "compute_time",
