@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from perfdrill.engine.model.evaluation import evaluate, info
+from perfdrill.engine.model.numbers import format_in_unit
 from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.model.units import parse_quantity
 from perfdrill.engine.problems.bank import load_bank
@@ -277,6 +278,7 @@ def test_attainable_prints_units() -> None:
 
 
 _GIVEN = re.compile(r"given\.([a-z_]+)")
+_QTY = re.compile(r"given\.([a-z_]+) \| qty\('([^']+/token)', (\d+)\)")
 
 
 @pytest.mark.parametrize("template_id", sorted(BANK.templates))
@@ -285,12 +287,21 @@ def test_every_shown_value_is_the_value_answers_use(template_id: str) -> None:
     quantity shown rounded (a parameter count) must be pinned at that rounding."""
     template = BANK.get(template_id)
     shown = sorted(set(_GIVEN.findall(template.prompt)))
+    # A value the prompt writes in a unit of its own (`qty('KiB/token', 5)`) reads back from there.
+    written = {name: (unit, int(digits)) for name, unit, digits in _QTY.findall(template.prompt)}
     derived_units = {d.name: d.unit for d in template.derived if d.unit}
     for problem in _problems(template_id, range(30)):
         context_lookup = problem.variant
         shown_text = Given(problem.variant, derived_units)
         for name in shown:
             text = shown_text[name]
+            if name in written:
+                unit, digits = written[name]
+                value = float(context_lookup.lookup(name, None))
+                text = format_in_unit(value / parse_quantity(f"1 {unit}", "byte/token"), unit, digits=digits)
+                assert text in problem.prompt, (name, text)
+                assert parse_quantity(text, "byte/token") == pytest.approx(value, rel=1e-9), (name, text)
+                continue
             value = float(context_lookup.lookup(name, None))
             unit = derived_units.get(name) or info(template.workload, name).unit
             read = _count(text) if unit == "1" else parse_quantity(text, unit, what=name)

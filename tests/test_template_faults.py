@@ -151,11 +151,12 @@ def test_ridge_point_works_from_the_intensity_the_prompt_gives() -> None:
 
 def test_a_what_if_worked_twice_reads_off_what_it_showed() -> None:
     """performance_model/batching-gain worked batch 1 in full for (a), then again for (c), each
-    value "falling" anew. Seed 1: the first what-if names its baseline (the prompt's batch of
-    128); the second says only what is new: 1 ÷ 17.4 ms = 57.6 tokens/s against 128 ÷ 22.6 ms =
+    value "falling" anew. Seed 1: the first section is the lone request as a case of its own (a
+    teacher rejected "instead of a batch of 128" before any batch was shown); the later return to
+    it says only what is new: 1 ÷ 17.4 ms = 57.6 tokens/s against 128 ÷ 22.6 ms =
     5,670 tokens/s, 5,670 ÷ 57.6 = 98.4."""
     lines = _lines("performance_model/batching-gain", 1)
-    assert lines[2] == "*With one request on its own instead of a batch of 128:*"
+    assert lines[2] == "*With one request on its own:*"
     c = len(lines) - 1 - lines[::-1].index("*With one request on its own instead of a batch of 128:*")
     assert lines[c + 1 : c + 4] == [
         "",

@@ -51,14 +51,18 @@ def test_experts_touched_at_batch_1_keeps_its_brackets() -> None:
 
 def test_no_choice_text_stands_inside_arithmetic() -> None:
     """kernels/l2-resident-weights printed `57.8 MB × (1 − no: every call reads them from HBM)`;
-    a yes/no value counts as the 1 or 0 it is."""
+    a yes/no value counts as the 1 or 0 it is, and since wave 4's teacher review a yes/no a step
+    settled is read as its case: no "1.18 MB × (1 − 1)", the term is gone where weights stay in L2."""
     for seed in range(8):
         problem = _problem("kernels/l2-resident-weights", seed)
         for line in _lines(problem):
             if " = " in line:
                 arithmetic = line.split(" = ")[-2] if line.count(" = ") >= 2 else ""
                 assert ":" not in arithmetic, line
-        assert "× (1 − 1)" in _text(problem) or "× (1 − 0)" in _text(problem)
+        assert "(1 − 1)" not in _text(problem) and "(1 − 0)" not in _text(problem)
+        fits = problem.variant.lookup("weights_fit_l2", None) == 1
+        steps = [line for line in _lines(problem) if line.startswith("repeat device-memory bytes =")]
+        assert steps and ("weight matrix bytes" in steps[0]) == (not fits), steps
 
 
 def test_a_cancelling_difference_shows_the_digits_it_needs() -> None:

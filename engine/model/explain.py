@@ -223,7 +223,7 @@ def derivation(
     )
     context.shown.update(shown or {})
     asked = names if asked is None else asked
-    fixed = _vanishing(context, asked)
+    fixed = _vanishing(context, asked, settled_cases=set(names))
     words = generated_display.VALUE_WORDS
     aliases: dict[str, Tree] = {}
     steps: list[Step] = []
@@ -292,11 +292,19 @@ def renamed(workload: str, name: str, values: Mapping[str, Any]) -> str:
     return name
 
 
-def _vanishing(context: _Context, names: Collection[str]) -> dict[str, float]:
-    """Names whose value makes a term vanish here: zeros, and dimensionless inputs equal to one."""
+def _vanishing(
+    context: _Context, names: Collection[str], settled_cases: Collection[str] = ()
+) -> dict[str, float]:
+    """Names whose value makes a term vanish here: zeros, dimensionless inputs equal to one, and a
+    yes/no another step reads (weights fit L2 = 1), which reads the case the yes/no settled, not
+    "1.18 MB × (1 − 1)"; a yes/no being worked itself (in `settled_cases`) is never one."""
     fixed: dict[str, float] = {}
     for name, value in context.values.items():
-        if name in names or not isinstance(value, int | float) or context.categorical(name):
+        if name in names or not isinstance(value, int | float):
+            continue
+        if context.categorical(name):
+            if value in (0, 1) and name in context.table and name not in settled_cases:
+                fixed[name] = float(value)
             continue
         one = value == 1 and name not in context.table and name not in _COUNTED_EVEN_AT_ONE
         if value == 0 or (one and name in generated_display.INPUT_LABELS and _unitless(name)):

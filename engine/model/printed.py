@@ -58,6 +58,8 @@ def extra_figures(
         half = half_last_place(result, result_unit)
     except PerfdrillError:
         return 0  # a result in words: nothing to recompute
+    if isinstance(tree, tuple) and tree[0] in ("floor", "ceil"):
+        half = 0.0  # a whole count is exact: ⌊687.8⌋ is not "690" rounded, its zero is no rounding
     for extra in range(MOST_EXTRA_FIGURES + 1):
         try:
             values = {name: printed_value(text, unit_of(name)) for name, text in texts(extra).items()}

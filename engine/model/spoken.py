@@ -21,6 +21,7 @@ _PHRASES = (
     ("inter node", "inter-node"),
     ("intra node", "in-node"),
     ("recursive doubling", "recursive-doubling"),
+    ("ZeRO point", "zero-point"),  # a quantized group's zero point is no ZeRO stage
 )
 
 

@@ -166,18 +166,17 @@ def _scenario(variant: Variant, key: str, default: Any) -> Any:
 
 
 def _dtype_drawn(variant: Variant, chip: Any, peak: float, scope: str | None = None) -> str:
-    """The dtype whose peak the roof draws: a what-if that sets the peak FLOP/s to the chip's bf16
-    peak draws the bf16 roof, whatever dtype the question itself runs in; one that names a dtype's
-    peak (`peak_flops: int8_peak_flops`) draws that dtype's, even where fp8's peak is the same."""
+    """The dtype whose peak the roof draws: one a what-if names (`peak_flops: int8_peak_flops`,
+    even where fp8's peak is the same), else the question's own. A what-if that scales the peak
+    ("twice the peak FLOP/s") draws a chip that does not exist, in the question's dtype: never
+    another dtype whose peak happens to match (an H100's doubled bf16 peak is not int8)."""
     dtype = _scenario(variant, "dtype", "bf16")
     peaks = getattr(chip, "peak_flops", {})
     setting = variant.template.scenarios.get(scope or "", {}).get("peak_flops")
     named = re.fullmatch(r"\s*(\w+?)_peak_flops\s*", getattr(setting, "text", "") or "")
     if named and named[1] in peaks and math.isclose(peaks[named[1]].value, peak):
         return named[1]
-    if dtype in peaks and math.isclose(peaks[dtype].value, peak):
-        return str(dtype)
-    return next((other for other, rate in peaks.items() if math.isclose(rate.value, peak)), str(dtype))
+    return str(dtype)
 
 
 def _roof_label(variant: Variant, scope: str | None = None) -> str:

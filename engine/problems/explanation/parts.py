@@ -288,6 +288,8 @@ class Working(Sections):
         above = self.drafts[index - 1].scope
         if swaps_model(self.template, draft.scope):
             return _NONE  # another model: its own block, worked in full
+        if draft.scope is None:
+            return _NONE  # back to the question's own values: what it never showed is worked, not moved
         # every what-if changes the question's own set-up, so one after another is said against it
         return None if above is not None and draft.scope not in (None, above) else above
 

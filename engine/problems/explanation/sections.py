@@ -82,8 +82,8 @@ class Sections(ABC):
             self.drafts.pop()  # opened for nothing: the reader never saw it
             self._enter(scope)
             return
-        if not self.drafts:  # a what-if first is still said against the question's own values
-            said = changes(self.template, self.variant, None, scope) if scope is not None else ""
+        if not self.drafts:  # a what-if first is a case of its own: "With one request on its own"
+            said = changes(self.template, self.variant, None, scope, brief=True) if scope is not None else ""
             heading = "" if scope is None else f"With {said or setting(self.template, self.variant, scope)}"
         else:
             before = self.drafts[-1].scope
@@ -191,9 +191,7 @@ class Sections(ABC):
             if clause is not None:  # a case the question sets in words: "the cache crosses the network"
                 draft.items.insert(0, f"{clause[:1].upper()}{clause[1:]}.")
                 continue
-            draft.givens.append(
-                Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, ""))
-            )
+            _list(draft, Given(label_of(self.template.workload, name), as_prompted(shown, self.prompt, "")))
             converted = decimal_step(self.template, self.variant, name)
             if converted is not None:  # GiB never added to GB unconverted
                 texts[name] = converted.result
@@ -210,7 +208,7 @@ class Sections(ABC):
                 shown = value_text(self.template, self.variant, name, float(self.variant.lookup(name, None)))
                 texts[name] = as_prompted(shown, self.prompt, NBSP)
                 label = label_of(self.template.workload, name)
-                self.drafts[-1].givens.append(Given(label, as_prompted(shown, self.prompt, "")))
+                _list(self.drafts[-1], Given(label, as_prompted(shown, self.prompt, "")))
 
     def _wanted(self, scope: str | None) -> list[str]:
         """Every computed name a part reads in `scope` (a sweep's in the question's own)."""
@@ -247,3 +245,10 @@ class Sections(ABC):
                 self.template, self.variant, scope if swaps_model(self.template, scope) else EVERY_SCOPE
             ),
         )
+
+
+def _list(draft: Draft, given: Given) -> None:
+    """Add `given` to the section's givens once: a derived value and the engine's quantity of the
+    same name and value (params) are one given to the reader."""
+    if given not in draft.givens:
+        draft.givens.append(given)
