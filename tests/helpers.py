@@ -1,9 +1,12 @@
-"""Writing small templates into a temporary folder, for tests that need fixed, hand-checkable values."""
+"""Writing small templates into a temporary folder, for tests that need fixed, hand-checkable values;
+and a built-in template's worked solution as the key prints it, for tests that read its lines."""
 
 from __future__ import annotations
 
 import textwrap
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 
 def write_template(root: Path, template_id: str, question: str, prompt: str = "A question.\n") -> Path:
@@ -78,3 +81,22 @@ inputs: {m: m, k: 1024, n: 1024, activation_bytes: 2, weight_bytes_per_param: 2}
 parts:
   - {name: runtime, kind: numeric, prompt: Runtime?, answer: runtime, unit: us}
 """
+
+
+@cache
+def _bank_and_specs() -> tuple[Any, Any]:
+    from perfdrill.engine.model import load_specs
+    from perfdrill.engine.problems.bank import load_bank
+
+    return load_bank([]), load_specs([])
+
+
+def key_lines(template_id: str, seed: int) -> list[str]:
+    """A built-in template's worked solution as the key prints it (Markdown), line by line, with
+    plain spaces and no Markdown escapes."""
+    from perfdrill.engine.output.markdown import explanation_markdown
+    from perfdrill.engine.problems.generation import generate
+
+    bank, specs = _bank_and_specs()
+    problem = generate(bank.get(template_id), seed, specs)
+    return explanation_markdown(problem).replace("\u00a0", " ").replace("\\", "").splitlines()

@@ -5,18 +5,11 @@ the numbers worked by hand in the test from what the prompt shows."""
 from __future__ import annotations
 
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.output.markdown import explanation_markdown
 from perfdrill.engine.problems.bank import load_bank
-from perfdrill.engine.problems.generation import Problem, generate
+from tests.helpers import key_lines as _lines
 
 BANK, SPECS = load_bank([]), load_specs([])
 NBSP = "\u00a0"
-
-
-def _lines(template_id: str, seed: int) -> list[str]:
-    """The worked solution as the key prints it (Markdown), line by line."""
-    problem: Problem = generate(BANK.get(template_id), seed, SPECS)
-    return explanation_markdown(problem).replace(NBSP, " ").replace("\\", "").splitlines()
 
 
 def _givens(lines: list[str]) -> str:

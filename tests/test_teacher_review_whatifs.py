@@ -4,18 +4,11 @@ the reviewed seed, the expected lines written by hand from what the prompt shows
 from __future__ import annotations
 
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.output.markdown import explanation_markdown
 from perfdrill.engine.problems.bank import load_bank
-from perfdrill.engine.problems.generation import Problem, generate
+from tests.helpers import key_lines as _lines
 
 BANK, SPECS = load_bank([]), load_specs([])
 NBSP = "\u00a0"
-
-
-def _lines(template_id: str, seed: int) -> list[str]:
-    """The worked solution as the key prints it (Markdown), line by line."""
-    problem: Problem = generate(BANK.get(template_id), seed, SPECS)
-    return explanation_markdown(problem).replace(NBSP, " ").replace("\\", "").splitlines()
 
 
 def test_a_verdict_step_is_labelled_by_its_comparison_not_a_verdict() -> None:

@@ -4,18 +4,11 @@ each pinned at one seed, with the numbers worked by hand in the test from what t
 from __future__ import annotations
 
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.output.markdown import explanation_markdown
 from perfdrill.engine.problems.bank import load_bank
-from perfdrill.engine.problems.generation import Problem, generate
+from tests.helpers import key_lines as _lines
 
 BANK, SPECS = load_bank([]), load_specs([])
 NBSP = "\u00a0"
-
-
-def _lines(template_id: str, seed: int) -> list[str]:
-    """The worked solution as the key prints it (Markdown), line by line."""
-    problem: Problem = generate(BANK.get(template_id), seed, SPECS)
-    return explanation_markdown(problem).replace(NBSP, " ").replace("\\", "").splitlines()
 
 
 def _index(lines: list[str], start: str) -> int:
@@ -72,10 +65,12 @@ def _part_letters(lines: list[str]) -> list[str]:
 
 def test_group_scales_work_bits_before_bytes_per_weight() -> None:
     """quantization/group-scales showed "bytes per weight = quantized bytes per param" before (a).
-    Seed 1: 3-bit weights with a 20-bit scale per 32: 20 ÷ 32 + 3 = 3.625 bits, 3.625 ÷ 8 =
-    0.4531 B per weight; scales alone 72.7e9 × 20 ÷ (8 × 32) = 5.68 GB."""
+    Seed 1: 3-bit weights with an fp16 scale and a 4-bit zero point per 32 (16 + 4 = 20 bits, worked
+    since the second teacher review rejected "scale bits = 20" as an unworked given): 20 ÷ 32 + 3 =
+    3.625 bits, 3.625 ÷ 8 = 0.4531 B per weight; scales alone 72.7e9 × 20 ÷ (8 × 32) = 5.68 GB."""
     lines = _lines("quantization/group-scales", 1)
     steps = [line for line in lines if line.startswith("- ")]
+    assert steps.pop(0) == "- scale bits = 16 + zero-point bits = 16 + 4 = 20"
     assert steps[0] == (
         "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 20 ÷ 32 + 3 = **3.625**"
     )
