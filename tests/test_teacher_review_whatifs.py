@@ -114,7 +114,9 @@ def test_the_quantized_bytes_per_element_is_worked_as_a_step() -> None:
     16-bit scale per 16 values is 4 + 16 ÷ 16 = 5 bits, ÷ 8 = 0.625 B; 32 × 2,048 × 0.625 B = 40 KiB."""
     lines = _lines("quantization/kv-cache-bytes", 871564)
     worked = "- quantized KV bytes per element = quantized bits per value ÷ 8 = 5 ÷ 8 = 0.625 B"
-    assert "- quantized bits per value = scale bits ÷ group size + quant bits = 16 ÷ 16 + 4 = 5" in lines
+    assert (
+        "- quantized bits per value = bits stored per group ÷ group size + quant bits = 16 ÷ 16 + 4 = 5"
+    ) in lines
     assert lines.index(worked) < lines.index(
         "*With bytes per KV element = 0.625 B (the quantized KV bytes per element):*"
     )

@@ -70,9 +70,10 @@ def test_group_scales_work_bits_before_bytes_per_weight() -> None:
     3.625 bits, 3.625 ÷ 8 = 0.4531 B per weight; scales alone 72.7e9 × 20 ÷ (8 × 32) = 5.68 GB."""
     lines = _lines("quantization/group-scales", 1)
     steps = [line for line in lines if line.startswith("- ")]
-    assert steps.pop(0) == "- scale bits = 16 + zero-point bits = 16 + 4 = 20"
+    assert steps.pop(0) == "- bits stored per group = 16 + zero-point bits = 16 + 4 = 20"
     assert steps[0] == (
-        "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 20 ÷ 32 + 3 = **3.625**"
+        "- **(a)** quantized bits per value = bits stored per group ÷ group size + quant bits"
+        " = 20 ÷ 32 + 3 = **3.625**"
     )
     assert steps[1].endswith("= 72.7B params × 20 ÷ (8 × 32) = **5.68 GB**")
     assert steps[2] == "- bytes per weight = quantized bits per value ÷ 8 = 3.625 ÷ 8 = 0.4531 B/param"
@@ -87,8 +88,8 @@ def test_fp4_works_its_parts_in_order_from_the_bits() -> None:
     lines = _lines("quantization/fp4-blackwell", 1)
     steps = [line for line in lines if line.startswith("- ")]
     assert (
-        steps[0]
-        == "- **(a)** quantized bits per value = scale bits ÷ group size + quant bits = 8 ÷ 32 + 4 = **4.25**"
+        steps[0] == "- **(a)** quantized bits per value = bits stored per group ÷ group size + quant bits"
+        " = 8 ÷ 32 + 4 = **4.25**"
     )
     assert steps[1] == "- bytes per weight = quantized bits per value ÷ 8 = 4.25 ÷ 8 = 0.5313 B/param"
     assert _part_letters(lines) == ["a", "b", "c", "d", "e", "f"]

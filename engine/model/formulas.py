@@ -182,6 +182,7 @@ INPUT_LABELS: dict[str, str] = {
     "vocab": "vocabulary",
     "mlp_matrices": "MLP matrices",
     "tied_embeddings": "tied embeddings",
+    "scale_bits": "bits stored per group",  # its scale, and any zero point: not the scale's alone
     "experts": "experts",
     "experts_per_token": "experts per token",
     "shared_experts": "shared experts",

@@ -1554,7 +1554,7 @@ INPUT_LABELS = {
     'split_k': 'split k',
     'sram_bytes': 'SRAM bytes',
     'quant_bits': 'quant bits',
-    'scale_bits': 'scale bits',
+    'scale_bits': 'bits stored per group',
     'group_size': 'group size',
     'busiest_share': 'busiest share',
     'output_tokens': 'output tokens',

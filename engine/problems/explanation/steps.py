@@ -110,6 +110,8 @@ def input_step(template: Template, variant: Variant, name: str, shown: Shown, pr
         return None
     if any(abs(number) >= _CONVERSION for number in _numbers(tree)):
         return None
+    if any(variant.params[_name(key)] == 0 for key in names_in(tree)):
+        return None  # "16 + 0": a term that vanishes here, so the input is the given it reads as
     value = float(variant.inputs[name])
     counts = all(_unit(template.workload, _name(key)) == "1" for key in names_in(tree))
 

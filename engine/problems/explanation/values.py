@@ -9,7 +9,7 @@ from typing import Any
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
 from perfdrill.engine.model.explain import GIVEN_DIGITS, display
-from perfdrill.engine.model.numbers import declared_prefixed, format_quantity
+from perfdrill.engine.model.numbers import NBSP, declared_prefixed, format_quantity
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant
 
@@ -127,11 +127,12 @@ def value_text(
 
 def as_prompted(shown: str, prompt: str, space: str) -> str:
     """A value as the `prompt` writes it: an MFU of 0.55 the prompt calls "55%" reads 55% (inside
-    arithmetic 55 %, with the `space` every other unit has)."""
+    arithmetic 55 %, with the `space` every other unit has), and a spec the prompt quotes to more
+    figures keeps them (an MI300X's 1.3074 PFLOP/s, never 1.307 beside it)."""
     try:
         fraction = float(shown)
     except ValueError:
-        return shown
+        return _longer_in_prompt(shown, prompt)
     percent = f"{fraction * 100:.10g}"
     return f"{percent}{space}%" if 0 < fraction < 1 and f"{percent}%" in prompt else shown
 
@@ -148,3 +149,23 @@ def unshown_derived(template: Template) -> set[str]:
     return {
         d.name for d in template.derived if f"given.{d.name}" not in texts and d.value.text.strip() != d.name
     }
+
+
+_FIGURE_AND_UNIT = re.compile(r"(\d[\d,]*\.(\d+))[ \u00a0](\S+)")
+
+
+def _longer_in_prompt(shown: str, prompt: str) -> str:
+    """`shown` ("1.307 PFLOP/s"), or the figure the prompt writes for the same value to more places
+    ("1.3074 PFLOP/s"): the same unit, and rounding the prompt's figure gives `shown`'s."""
+    own = _FIGURE_AND_UNIT.fullmatch(shown)
+    if own is None:
+        return shown
+    places = len(own[2])
+    for found in _FIGURE_AND_UNIT.finditer(prompt):
+        unit = found[3].rstrip(".,;:)")
+        longer = found[1].replace(",", "")
+        if unit == own[3] and len(found[2]) > places:
+            rounded = f"{float(longer):,.{places}f}"
+            if rounded == own[1] and f"{longer}" != own[1].replace(",", ""):
+                return f"{found[1]}{NBSP}{unit}"
+    return shown
