@@ -140,3 +140,22 @@ def test_calc_loads_no_sympy_no_bank_and_no_other_subcommand() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     assert '"step_time"' in done.stdout
+
+
+def test_the_practice_app_loads_no_sympy() -> None:
+    """The app's first question is on screen in about a second: importing it (bank, grading, worked
+    solutions) must not load sympy, about a quarter of a second. A move of the what-if wording into
+    the sympy formula module once did, through the explanation's imports."""
+    code = (
+        "import sys\n"
+        "import perfdrill.tui.app\n"
+        "from perfdrill.engine.problems.bank import load_bank\n"
+        "from perfdrill.engine.model import load_specs\n"
+        "from perfdrill.engine.problems.generation import generate\n"
+        "problem = generate(load_bank([]).get('performance_model/batching-gain'), 1, load_specs([]))\n"
+        "assert problem.explanation is not None\n"
+        "bad = [m for m in sys.modules if m.startswith('sympy')]\n"
+        "print(bad[:5], file=sys.stderr); sys.exit(1 if bad else 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr

@@ -51,17 +51,6 @@ VALUE_WORDS = {
         3: "the cache crosses the network",
     },
 }
-# How a what-if names a case it switches to, after "With": input -> value -> a phrase.
-SETTING_WORDS = {
-    # a batch of one is a request prefilled or decoded alone, not "batch at 1 instead of 16";
-    # {was} names the baseline, left out where a formula names the what-if briefly
-    "batch": {1: "one request on its own instead of a batch of {was}"},
-    "transfer_link": {
-        1: "the cache sent over the chip-to-chip link",
-        2: "the cache sent over PCIe",
-        3: "the cache sent over the network",
-    },
-}
 NEXT_STEPS = (
     "move fewer bytes: downcast or quantize",
     "at peak: shrink the batch or the FLOPs for latency",

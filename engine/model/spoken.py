@@ -31,3 +31,16 @@ def spoken(name: str) -> str:
     for written, meant in _PHRASES:
         said = said.replace(written, meant)
     return said
+
+
+# How a what-if names a case it switches to, after "With": input -> value -> a phrase.
+SETTING_WORDS = {
+    # a batch of one is a request prefilled or decoded alone, not "batch at 1 instead of 16";
+    # {was} names the baseline, left out where a formula names the what-if briefly
+    "batch": {1: "one request on its own instead of a batch of {was}"},
+    "transfer_link": {
+        1: "the cache sent over the chip-to-chip link",
+        2: "the cache sent over PCIe",
+        3: "the cache sent over the network",
+    },
+}

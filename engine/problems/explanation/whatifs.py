@@ -8,8 +8,8 @@ import math
 
 from perfdrill.engine.model.evaluation import computed
 from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, is_whole, label_of
-from perfdrill.engine.model.inefficiencies import SETTING_WORDS
 from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.spoken import SETTING_WORDS
 from perfdrill.engine.problems.explanation.values import value_text
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant
