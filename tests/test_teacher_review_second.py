@@ -104,3 +104,14 @@ def test_prefill_leaves_room_beside_the_batch() -> None:
             "kv_bytes_per_token", None
         )
         assert used <= 0.9 * v.lookup("system_memory", None), seed
+
+
+def test_a_speed_up_below_one_is_said_to_be_a_slowdown() -> None:
+    """measured-rounds answered "0.687" times faster and never said the server got slower."""
+    seen = set()
+    for seed in range(1, 13):
+        problem = generate(BANK.get("speculative/measured-rounds"), seed, SPECS)
+        slower = problem.part("speedup").value < 1
+        seen.add(slower)
+        assert ("is a slowdown" in " ".join(key_lines("speculative/measured-rounds", seed))) == slower, seed
+    assert seen == {True, False}
