@@ -87,8 +87,12 @@ def test_data_parallel_replicas_fit_on_each_gpu() -> None:
     for problem in _problems("parallelism/dp-gradient-sync", range(300)):
         model, chip = problem.models[0], problem.chips[0]
         assert model.published_params is not None
-        grad_bytes = 4 if "fp32" in problem.prompt else 2
-        assert model.published_params.value * (2 + grad_bytes) <= chip.memory.value, problem.seed
+        grad_bytes = 4 if "fp32 gradients" in problem.prompt or "kept in **fp32**" in problem.prompt else 2
+        # bf16 weights, the gradients and a 1/N share of Adam's 12 B a parameter (wave 4's blind
+        # solver: Mistral 7B on 4 x A100 40GB needs 7.24B x (2 + 2 + 3) = 50.7 GB of 40 GB)
+        ranks = problem.variant.params["chips"]
+        need = model.published_params.value * (2 + grad_bytes + 12 / ranks)
+        assert need <= chip.memory.value, problem.seed
         seen.add(model.id)
     assert not seen & {"llama-3.1-405b", "gpt3-175b", "deepseek-v3", "llama-2-70b"}
 
