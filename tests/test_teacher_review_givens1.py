@@ -79,9 +79,10 @@ def test_mfu_claim_uses_the_stated_parameter_count() -> None:
 
 
 def test_gradient_bytes_are_named_as_gradients() -> None:
-    """parallelism/dp-gradient-sync seed 431149 (P95) listed "bytes per weight = 4 B/param" for
-    fp32 gradients of bf16 weights. By hand: 9.24B params × 4 B (fp32 gradient) = 36.96 GB → 37 GB."""
-    lines = _lines("parallelism/dp-gradient-sync", 431149)
+    """parallelism/dp-gradient-sync (P95, Gemma 2 9B) listed "bytes per weight = 4 B/param" for
+    fp32 gradients of bf16 weights. Seed 431158 draws it again (the seed of the review, 431149,
+    moved when the Adam state joined the fit). By hand: 9.24B params × 4 B = 36.96 GB → 37 GB."""
+    lines = _lines("parallelism/dp-gradient-sync", 431158)
     assert "bytes per gradient = 4 B/param" in _givens(lines)
     assert (
         "- **(a)** all-reduce buffer = params × bytes per gradient = 9.24B params × 4 B/param = **37 GB**"
