@@ -18,9 +18,12 @@ def run() -> None:
     from perfdrill.cli import main
 
     try:
-        code = main()
-    finally:
-        signal.signal(signal.SIGINT, _end_quietly)  # and while the interpreter shuts down
+        try:
+            code = main()
+        finally:
+            signal.signal(signal.SIGINT, _end_quietly)  # and while the interpreter shuts down
+    except KeyboardInterrupt:  # one that reached past a command's own handling: the same quiet stop
+        code = 130
     raise SystemExit(code)
 
 
