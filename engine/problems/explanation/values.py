@@ -164,8 +164,6 @@ def _longer_in_prompt(shown: str, prompt: str) -> str:
     for found in _FIGURE_AND_UNIT.finditer(prompt):
         unit = found[3].rstrip(".,;:)")
         longer = found[1].replace(",", "")
-        if unit == own[3] and len(found[2]) > places:
-            rounded = f"{float(longer):,.{places}f}"
-            if rounded == own[1] and f"{longer}" != own[1].replace(",", ""):
-                return f"{found[1]}{NBSP}{unit}"
+        if unit == own[3] and len(found[2]) > places and f"{float(longer):,.{places}f}" == own[1]:
+            return f"{found[1]}{NBSP}{unit}"
     return shown
