@@ -200,3 +200,41 @@ def test_a_key_with_a_division_sign_lays_out(tmp_path: Path, run_cli) -> None:  
     )  # fmt: skip
     assert code == 0, err
     assert "÷ 8" in "".join(page.extract_text() for page in pypdf.PdfReader(out).pages)
+
+
+def _rates_text() -> str:
+    """Rates preceded by words of every length, so that some line of a page ends at each place
+    a rate can break, its slash included ("1,008 GB/" over "s" before units were tied)."""
+    return " ".join(f"{'m' * (n % 9 + 1)} {n % 97},008\u00a0GB/s and {n}\u00a0TFLOP/s" for n in range(160))
+
+
+def _lines(pdf: bytes) -> list[str]:
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    return [line.rstrip() for page in reader.pages for line in page.extract_text().splitlines()]
+
+
+def test_the_check_finds_a_rate_broken_after_its_slash() -> None:
+    """The check can fail: the same text with its rates untied breaks after a slash somewhere."""
+    source = f'#set page(paper: "a4")\n#set text(font: "Libertinus Serif", size: 10.5pt)\n{_rates_text()}'
+    pdf, _ = _render(source.encode(), {})
+    assert any(line.endswith("/") for line in _lines(pdf))
+
+
+def test_a_rate_never_breaks_after_its_slash() -> None:
+    """Every rate in a prompt's plain and bold runs and in a key's answer grid stays on one line:
+    the template ties "GB/s" and "TFLOP/s" by splitting the string (a `show regex` rule did it, at
+    a quarter of the layout time)."""
+    text = _rates_text()
+    entry = {
+        "number": 1, "code": "TEST-CODE", "title": "Rates", "meta": "", "parts": [],
+        "specs": [],
+        "prompt": [{"kind": "paragraph", "runs": [{"style": s, "text": text} for s in ("", "strong")]}],
+    }  # fmt: skip
+    options = PrintOptions("Rates", "2026-11-22", 1, "key")
+    section = {"kind": "problems", "name": "", "total": 1, "grid": [["1", "TEST-CODE", text]]}
+    piece = {"head": document_head(options, 1), "entries": [entry]}
+    piece["section"] = {**section, "first": True, "last": True, "page_start": 1}
+    pdf, _ = _render(str(TEMPLATE), {"piece": json.dumps(piece)})
+    lines = _lines(pdf)
+    assert sum(line.count("GB/s") for line in lines) >= 3 * 160  # the runs' and the grid's, whole
+    assert [line for line in lines if line.endswith("/")] == []

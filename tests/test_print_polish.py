@@ -158,9 +158,10 @@ def test_a_long_answer_grid_is_laid_out_in_bounded_pieces_in_order() -> None:
     """A 2,000-line grid in one compile took typst 250 MB: no piece may hold more than GRID_ROWS
     lines or PIECE problems, and the pieces together give every line and problem once, in order."""
     entries = [{"number": n, "code": f"C{n}", "answers": [["a", str(n)]]} for n in range(1, 501)]
-    pieces = list(_pieces([Section("key", "Answer key", len(entries), entries)]))
+    lines = [[str(n), f"C{n}", f"(a) {n}"] for n in range(1, 501)]
+    pieces = list(_pieces([Section("key", "Answer key", len(entries), entries, lambda: lines)]))
     grid = [line for meta, _ in pieces for line in meta["grid"]]
-    assert grid == [[str(n), f"C{n}", f"(a) {n}"] for n in range(1, 501)]
+    assert grid == lines
     assert [entry for _, chunk in pieces for entry in chunk] == entries
     assert all(len(meta["grid"]) <= GRID_ROWS and len(chunk) <= PIECE for meta, chunk in pieces)
     assert [meta["first"] for meta, _ in pieces] == [True] + [False] * (len(pieces) - 1)
@@ -217,3 +218,34 @@ def test_a_title_that_looks_like_pdf_syntax_survives_the_join(tmp_path: Path, ru
     assert headings and all(
         f". {title}" in heading for heading in headings
     )  # "1. TITLE", in a key "…  problem CODE"
+
+
+def test_a_key_is_worked_out_as_it_is_laid_out_not_while_its_problems_are(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The key's explanations held up the problems' pages (typst waited on them, then the main
+    thread waited on typst): they are worked out when the key asks, from the problems kept on disk,
+    and come out as a fresh generation of the same set gives them."""
+    from perfdrill.engine.model import load_specs
+    from perfdrill.engine.output import ParallelSet, PrintOptions, combined_sections, sections
+    from perfdrill.engine.output.document import key_entry
+    from perfdrill.engine.practice import Plan, Practice
+    from perfdrill.engine.problems import load_bank
+
+    bank, specs = load_bank([]), load_specs([])
+    options = PrintOptions("Lazy key", "2026-11-22", 5, "key")
+
+    def printed_set() -> Any:
+        practice = Practice(Plan(count=8, seed=5), bank, specs)
+        return ParallelSet(practice.problem, practice.specs, count=8, versions=1, seed=5)
+
+    worked: list[int] = []
+    counted = lambda slot, o: worked.append(slot.number) or key_entry(slot, o)  # noqa: E731
+    monkeypatch.setattr(sections, "key_entry", counted)
+    problems_section, key_section = combined_sections(printed_set(), options)
+    assert len(list(problems_section.entries)) == 8 and worked == []
+    grid = key_section.grid()
+    assert worked == []  # the grid needs answers only
+    keys = list(key_section.entries)
+    assert worked == list(range(1, 9))
+    fresh = [key_entry(slot, options) for slot in printed_set().slots(0)]
+    assert keys == fresh
+    assert [line[2] for line in grid] == ["   ".join(f"({a}) {b}" for a, b in k["answers"]) for k in fresh]

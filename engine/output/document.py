@@ -90,7 +90,7 @@ def key_entry(slot: Slot, options: PrintOptions) -> dict[str, Any]:
         "title": problem.template.title,
         "ref": f"{problem.id} · seed {problem.seed}",
         "command": reproduce_command(problem),
-        "answers": [[letter(i), answer_text(part)] for i, part in enumerate(problem.parts)],
+        "answers": key_answers(problem),
         "explanation": explanation_data(problem),
         "plot": None if view is None else roofline_plot(view, plot_title(view)),
     }
@@ -101,10 +101,15 @@ def plot_title(view: RooflineView) -> str:
     return f"Roofline of {view.roofs[0].label}"
 
 
-def answer_grid_line(entry: dict[str, Any]) -> list[str]:
+def key_answers(problem: Problem) -> list[list[str]]:
+    """Each part's letter and answer as a key prints it."""
+    return [[letter(i), answer_text(part)] for i, part in enumerate(problem.parts)]
+
+
+def answer_grid_line(slot: Slot) -> list[str]:
     """One problem of a key on the compact answer grid: number, code, and every part's answer."""
-    answers = "   ".join(f"({label}) {answer}" for label, answer in entry["answers"])
-    return [str(entry["number"]), entry["code"], answers]
+    answers = "   ".join(f"({label}) {answer}" for label, answer in key_answers(slot.problem))
+    return [str(slot.number), slot.code, answers]
 
 
 def document_head(options: PrintOptions, versions: int, points: int | None = None) -> dict[str, Any]:

@@ -209,20 +209,21 @@ def write_markdown_version(
         spool = key
         if spool is None and answers == "key":
             spool = stack.enter_context(tempfile.TemporaryFile())  # deleted however the run ends
+        # The answer grid ends the key; its lines wait on disk too (100,000 of them took 60 MB).
+        grid = stack.enter_context(tempfile.TemporaryFile()) if spool is not None else None
         if spool is not None:
             spool.write(key_header(pset, version, title, pset.seed).encode())
-        grid = []
         for slot in pset.slots(version):
             out.write((problem_markdown(slot, inline_answer=answers == "inline") + "\n").encode())
-            if spool is not None:
+            if spool is not None and grid is not None:
                 spool.write((key_markdown(slot) + "\n").encode())
-                grid.append(f"| {slot.number} | `{slot.code}` | {_escape(_grid_answers(slot.problem))} |")
-        if spool is not None:
-            spool.write(
-                (
-                    "### Answer grid\n\n| # | code | answers |\n|---|---|---|\n" + "\n".join(grid) + "\n\n"
-                ).encode()
-            )
+                line = f"| {slot.number} | `{slot.code}` | {_escape(_grid_answers(slot.problem))} |\n"
+                grid.write(line.encode())
+        if spool is not None and grid is not None:
+            spool.write(b"### Answer grid\n\n| # | code | answers |\n|---|---|---|\n")
+            grid.seek(0)
+            shutil.copyfileobj(grid, spool)
+            spool.write(b"\n")
         if spool is not None and key is None:
             out.write(b"---\n\n")
             spool.seek(0)

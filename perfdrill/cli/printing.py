@@ -272,7 +272,7 @@ def _write_set(
     student_head = {**document_head(student, pset.versions), "points": head["points"]}
     keys: list[KeySpool] = []
     for version in range(pset.versions):
-        keys.append(KeySpool())
+        keys.append(KeySpool(options))
         collected = keys[-1] if args.answers == "key" else None
         section = problems_section(pset, options if collected is not None else student, version, collected)
         _render(args.format, student_head, [section], outs[version], check)
