@@ -70,3 +70,22 @@ def test_decode_mfu_of_a_measured_server_by_hand() -> None:
     fast = evaluate("decode_mfu", {**base, "measured_throughput": 1500}, DECODE)
     assert fast["decode_mfu"] == pytest.approx(1500 / 8 * 1.12e11 / 2 / 1e15, rel=1e-12)  # 1.05%
     assert fast["decode_mfu_verdict"] == 1
+
+
+def test_the_decode_mfu_verdict_ends_in_what_to_do() -> None:
+    """A teacher reviewer (issue 21, third round) rejected part (c): its working stopped at "so the
+    step runs near its roofline" and never said what to do. It ends in the chosen action now."""
+    from perfdrill.engine.model import load_specs
+    from perfdrill.engine.problems import generate, load_bank
+    from tests.helpers import key_lines
+
+    template, specs = load_bank([]).get("serving/decode-mfu"), load_specs([])
+    actions = {"far below": "profile the kernels first", "near": "batch more"}
+    seen = set()
+    for seed in range(40):
+        answer = generate(template, seed, specs).part("next_step").shown_answer
+        lines = [line for line in key_lines("serving/decode-mfu", seed) if "**(c)**" in line]
+        verdict = "near" if "near" in answer else "far below"
+        assert lines and actions[verdict] in lines[-1], (seed, answer, lines)
+        seen.add(verdict)
+    assert seen == {"near", "far below"}

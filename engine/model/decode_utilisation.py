@@ -59,7 +59,11 @@ DECODE_UTILISATION = [
             "far below its roofline: profile the kernels",
             "near its roofline: batch more to raise the MFU",
         ),
-        phrases=("the step runs far below its roofline", "the step runs near its roofline"),
+        # The phrase ends the part's working, so it names what to do, not only where the step runs.
+        phrases=(
+            "profile the kernels first (the step runs far below its roofline)",
+            "batch more (the step already runs near its roofline)",
+        ),
         shown=f"near the roofline if decode_roofline_fraction ≥ {NEAR_ROOF} else far below",
         label="what raises the MFU",
     ),

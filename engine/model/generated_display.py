@@ -1426,7 +1426,7 @@ QUANTITIES = {
     'decode_mfu@decode_mfu': ('decode MFU', None, False, ('*', 'decode_achieved_flops', ('^', 'peak_flops', -1))),
     'decode_mfu_ceiling@decode_mfu': ('MFU ceiling', None, False, ('*', ('^', 'runtime', -1), 'compute_time')),
     'decode_roofline_fraction@decode_mfu': ('share of the roofline', None, False, ('*', ('^', 'tokens_per_second', -1), 'measured_throughput')),
-    'decode_mfu_verdict@decode_mfu': ('what raises the MFU', ('the step runs far below its roofline', 'the step runs near its roofline'), False, ('pw', (1, ('>=', 'decode_roofline_fraction', 0.5)), (0, True))),
+    'decode_mfu_verdict@decode_mfu': ('what raises the MFU', ('profile the kernels first (the step runs far below its roofline)', 'batch more (the step already runs near its roofline)'), False, ('pw', (1, ('>=', 'decode_roofline_fraction', 0.5)), (0, True))),
     'attention_params_per_layer@kv_reload': ('attention params per layer', None, False, ('*', 2, 'd_model', 'head_dim', ('+', 'heads', 'kv_heads'))),
     'mlp_params_per_expert@kv_reload': ('MLP params per expert', None, False, ('*', 'd_model', 'ffn', 'mlp_matrices')),
     'dense_mlp_params@kv_reload': ('dense MLP params', None, False, ('*', 'd_model', 'dense_ffn', 'mlp_matrices')),
