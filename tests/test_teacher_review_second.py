@@ -48,6 +48,14 @@ def test_a_spec_the_prompt_quotes_to_more_figures_keeps_them() -> None:
     assert "peak FLOP/s = 1.3074 PFLOP/s" in givens
 
 
+def test_a_what_if_s_way_back_keeps_the_figures_the_prompt_quotes() -> None:
+    """faster-chip's second what-if went back to "the question's own peak FLOP/s (1.307 PFLOP/s)"
+    where the prompt and the steps above give an MI300X's 1.3074 PFLOP/s (a teacher reviewer,
+    third round). Seed 30 draws an MI300X."""
+    line = next(x for x in key_lines("roofline/faster-chip", 30) if "question's own" in x)
+    assert "peak FLOP/s (1.3074 PFLOP/s)" in line
+
+
 def test_a_scaled_roof_keeps_the_question_s_dtype() -> None:
     """faster-chip's legend named "a chip with twice the FLOP/s" int8, because an H100's doubled
     bf16 peak (2 × 989 = 1,978 TFLOP/s) is near its int8 peak (1,979 TOPS). Seed 5: an H100."""

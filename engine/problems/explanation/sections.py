@@ -123,9 +123,9 @@ class Sections(ABC):
             for name in self.template.scenarios.get(before, {})
             if name not in self.template.scenarios.get(scope, {}) and name in own
         ]
-        back = [
-            f"{label_of(self.template.workload, name)} "
-            f"({value_text(self.template, self.variant, name, float(own[name]))})"
+        shown = {name: value_text(self.template, self.variant, name, float(own[name])) for name in names}
+        back = [  # as the prompt quotes it: 1.3074 PFLOP/s, as in the steps above
+            f"{label_of(self.template.workload, name)} ({as_prompted(shown[name], self.prompt, NBSP)})"
             for name in names
         ]
         return f", and the question's own {' and '.join(back)}" if back else ""
