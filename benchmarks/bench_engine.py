@@ -13,9 +13,9 @@ import time
 
 import numpy as np
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.model.workloads import WORKLOADS
 
 RESULTS = [

@@ -15,7 +15,7 @@ import time
 
 import sympy
 
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.workloads import WORKLOADS
 from perfdrill.engine.output.markdown import explanation_markdown
 from perfdrill.engine.practice.plan import pick_set

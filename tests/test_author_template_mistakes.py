@@ -96,9 +96,9 @@ def test_a_parameter_named_like_an_engine_input_must_feed_it(tmp_path: Path, run
 
 
 def test_quantities_with_units_feed_inputs_and_derived_values(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
-    from perfdrill.engine.model.specs import load_specs
+    from perfdrill.engine.model import load_specs
     from perfdrill.engine.problems.generation import generate
-    from perfdrill.engine.problems.templates import load_template
+    from perfdrill.engine.problems.template_loading import load_template
 
     # 2·(4−1)/4 × 1 GB ÷ 450 GB/s = 3.333 ms; with "1 GB" written as a quantity.
     question = COLLECTIVE.replace("  collective_bytes: size * 1000000000", '  collective_bytes: "1 GB"')
@@ -219,7 +219,7 @@ def test_a_listed_mistake_that_never_applies_is_reported(tmp_path: Path, run_cli
 
 
 def test_a_mistake_applies_where_one_of_its_replacements_can() -> None:
-    from perfdrill.engine.model.specs import load_specs
+    from perfdrill.engine.model import load_specs
     from perfdrill.engine.problems.bank import load_bank
     from perfdrill.engine.problems.generation import generate
 

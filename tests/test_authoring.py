@@ -101,7 +101,7 @@ def test_the_guide_s_own_course_example_passes_check_and_explains_its_formulas(r
     examples = ROOT / "docs" / "examples"
     code, out, _ = run_cli("check", str(examples), "--seeds", "60")
     assert code == 0 and "2 templates checked over 60 seeds: 2 passed, 0 failed" in out
-    from perfdrill.engine.model.specs import load_specs
+    from perfdrill.engine.model import load_specs
     from perfdrill.engine.output.markdown import explanation_markdown
     from perfdrill.engine.problems.bank import load_bank
     from perfdrill.engine.problems.generation import generate

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate, info
 from perfdrill.engine.model.numbers import format_in_unit
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.model.units import parse_quantity
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import Problem, generate

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from perfdrill.engine.errors import AnswerFormatError
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.problems.answers import expected_form, parse_choices
 from perfdrill.engine.problems.bank import load_folders
 from perfdrill.engine.problems.explanation import letter, letter_index

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from perfdrill.engine.model import codegen
+from perfdrill.engine.model import codegen, generated_display, spoken
+from perfdrill.engine.model.inefficiencies import FLAWS
 
 GENERATED = Path(codegen.__file__).resolve().parent
 
@@ -45,3 +46,12 @@ def test_generation_does_not_depend_on_hash_seed() -> None:
         for seed in ("1", "2")
     }
     assert len(digests) == 1
+
+
+def test_value_words_have_one_home_beside_the_what_if_words() -> None:
+    """generated_display.py imports the words, sympy-free, from spoken.py rather than copying them."""
+    assert generated_display.VALUE_WORDS is spoken.VALUE_WORDS
+    # Six flaws (inefficiencies.FLAWS: none, fp32, host copy, Python loop, eager chain, no KV
+    # cache), and the three paths formulas.py gives transfer_link: chip-to-chip, PCIe, network.
+    assert set(spoken.VALUE_WORDS["flaw"]) == set(FLAWS.values()) == {1, 2, 3, 4, 5, 6}
+    assert set(spoken.VALUE_WORDS["transfer_link"]) == set(spoken.SETTING_WORDS["transfer_link"]) == {1, 2, 3}

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_bank, load_folders
 from perfdrill.engine.problems.generation import generate
 from tests.helpers import write_template

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sympy import ceiling, floor
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.model.workloads import WORKLOADS
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import generate

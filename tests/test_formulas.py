@@ -2,9 +2,9 @@
 
 import pytest
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
-from perfdrill.engine.model.specs import load_specs
 
 
 def _decode(chip: str, model: str, batch: int, context: int, dtype: str = "bf16", **extra: float) -> dict:

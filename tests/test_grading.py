@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.problems.bank import load_bank, load_folders
 from perfdrill.engine.problems.generation import Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade, grade_part

@@ -3,9 +3,9 @@ reference, and hand derivations written out here."""
 
 import pytest
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
 from perfdrill.engine.model.formula_inputs import hardware
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.counts import exact_count
 from perfdrill.engine.problems.generation import generate

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from perfdrill.engine.errors import SpecError
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.measured import _load_cached, load_measurements
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import generate
 

@@ -24,7 +24,7 @@ def test_engine_never_imports_textual() -> None:
     code = (
         "import sys\n"
         + "".join(f"import {m}\n" for m in modules)
-        + "perfdrill.engine.model.specs.load_specs(); perfdrill.engine.problems.bank.load_bank()\n"
+        + "perfdrill.engine.model.spec_files.load_specs(); perfdrill.engine.problems.bank.load_bank()\n"
         + "bad = [m for m in sys.modules if m.split('.')[0] == 'textual' or m.startswith('perfdrill.tui')]\n"
         + "print(bad); sys.exit(1 if bad else 0)\n"
     )

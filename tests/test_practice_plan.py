@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.practice.plan import Plan, Practice, question_items, set_item
 from perfdrill.engine.problems.bank import load_bank
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.practice.plan import Plan
 from perfdrill.engine.practice.progress import ProgressStore
 from perfdrill.engine.practice.records import Attempt

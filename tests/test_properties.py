@@ -4,9 +4,9 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.model.workloads import WORKLOADS
 
 BOOK = load_specs()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import draw_variant, generate
 from perfdrill.engine.problems.mistakes import CATALOGUE

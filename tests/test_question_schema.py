@@ -12,8 +12,8 @@ import yaml
 from perfdrill.engine.errors import TemplateError
 from perfdrill.engine.model.evaluation import workload_names
 from perfdrill.engine.problems.bank import builtin_root, load_folders, template_folders
+from perfdrill.engine.problems.parameter_draws import CHIP_FILTERS, MODEL_FILTERS
 from perfdrill.engine.problems.question_file import ParameterFields, PartFields, QuestionFile
-from perfdrill.engine.problems.variants import CHIP_FILTERS, MODEL_FILTERS
 from tests.helpers import MATMUL, write_template
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.problems.bank import load_bank, load_folders
 from perfdrill.engine.problems.generation import Problem, generate
 from perfdrill.engine.problems.roofline_view import OperatingPoint, Roof, RooflineView

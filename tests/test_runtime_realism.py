@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.inefficiencies import ACHIEVABLE_MATMUL, ACHIEVABLE_MEMORY, KERNEL_FLOOR
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import Problem, generate
 

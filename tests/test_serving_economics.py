@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.model.units import parse_quantity
 from perfdrill.engine.problems.bank import load_bank, load_folders
 from perfdrill.engine.problems.generation import generate

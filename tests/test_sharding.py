@@ -3,9 +3,9 @@ scaling book, and hand derivations written out here."""
 
 import pytest
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
 from perfdrill.engine.model.formula_inputs import hardware, model_inputs
-from perfdrill.engine.model.specs import load_specs
 
 GB = 1e9
 

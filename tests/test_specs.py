@@ -3,9 +3,9 @@ from pathlib import Path
 import pytest
 
 from perfdrill.engine.errors import SpecError
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
 from perfdrill.engine.model.formula_inputs import model_inputs
-from perfdrill.engine.model.specs import load_specs
 
 CHIPS = [
     "l4",
@@ -160,7 +160,7 @@ def test_user_specs_join_the_built_in_ones(tmp_path: Path) -> None:
 
 
 def test_the_cached_book_equals_the_one_built_from_yaml(tmp_path: Path) -> None:
-    from perfdrill.engine.model.specs import _load_cached
+    from perfdrill.engine.model.spec_files import _load_cached
 
     folder = _write(tmp_path, GOOD_CHIP + GOOD_MODEL)
     built = load_specs([folder])

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.evaluation import evaluate
-from perfdrill.engine.model.specs import load_specs
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import generate
 

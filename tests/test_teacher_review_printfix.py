@@ -13,7 +13,8 @@ from typing import Any
 import msgspec
 import pypdf
 
-from perfdrill.engine.model.specs import Sourced, load_specs
+from perfdrill.engine.model import load_specs
+from perfdrill.engine.model.specs import Sourced
 from perfdrill.engine.output.spec_facts import chip_table, model_table
 from perfdrill.engine.problems import RooflineView, generate, load_bank
 from perfdrill.engine.problems.roofline_view import roofline_view

@@ -233,26 +233,67 @@ def test_kv_transfer_with_one_gpu_has_no_tensor_parallelism() -> None:
     assert {1.0, 2.0} <= seen
 
 
-# Wording that speaks of several chips, or of one chip's share of a split.
-PLURAL = re.compile(
-    r"across the chips|across the GPUs|its share|tensor parallelism over 1\b|each GPU holds its share"
-    r"|split evenly|Each chip rents|group of 1\b|another 1 in|\b1 GPUs\b|\b1 chips\b"
-)
+# Prompt wording that does not fit what was drawn: (pattern, read where, what is wrong). A pattern
+# for ANY_DRAW is wrong in every prompt (it shows the one chip itself, as "**1 × H100 SXM**", or is
+# a slip at any size); a ONE_CHIP pattern only where the scenario draws one chip.
+ANY_DRAW, ONE_CHIP = False, True
+MISWORDINGS = [
+    (r"\*\*1 × [^*]*\*\*\s*\([^)]*\beach\)", ANY_DRAW, "one chip, yet 'each'"),
+    (r"\*\*1 × [^.]*split evenly", ANY_DRAW, "one chip, yet 'split evenly'"),
+    (r"\ba \**(8|11|18|80|800)\b", ANY_DRAW, "'a 18 GB' for 'an 18 GB'"),
+    (r"\b1 sequence of [^.]* each\b", ANY_DRAW, "'1 sequence of ... each'"),
+    (
+        r"across the chips|across the GPUs|its share|tensor parallelism over 1\b|each GPU holds its share"
+        r"|split evenly|Each chip rents|group of 1\b|another 1 in|\b1 GPUs\b|\b1 chips\b",
+        ONE_CHIP,
+        "several chips, or one chip's share of a split, where one chip is drawn",
+    ),
+]
+WORDING_SEEDS = 40  # the whole bank at 40 seeds reads in about 6 s on 2 shared cores
 
 
-def test_no_prompt_speaks_of_several_chips_when_it_draws_one() -> None:
-    # serving/latency-breakdown said '1 x AMD Instinct MI300X ... across the chips'; every template
-    # that draws its chip count is rendered at 30 seeds and its one-chip prompts read.
+def _miswordings(prompt: str, one_chip: bool) -> list[str]:
+    """What is wrong with `prompt`'s wording (see MISWORDINGS), for a draw of one chip or not."""
+    text = prompt.replace("\u00a0", " ")
+    return [
+        what
+        for pattern, only_one, what in MISWORDINGS
+        if (one_chip or not only_one) and re.search(pattern, text)
+    ]
+
+
+def test_no_prompt_is_misworded_for_what_it_draws() -> None:
+    # serving/latency-breakdown said '1 x AMD Instinct MI300X ... across the chips', others 'a 18 GB'
+    # or '**1 × H100** (80 GB each)': every template is rendered at WORDING_SEEDS seeds and read.
     one_chip = set()
     for template in BANK.select():
-        for problem in _problems(template.id):
-            if _chips(problem) != 1:
-                continue
-            one_chip.add(template.id)
-            found = PLURAL.search(problem.prompt)
-            assert found is None, (template.id, found.group(0) if found else "")
-    # The templates the fix touched draw one chip within 30 seeds, so the test reads them.
+        for problem in _problems(template.id, WORDING_SEEDS):
+            drawn_one = _chips(problem) == 1
+            if drawn_one:
+                one_chip.add(template.id)
+            found = _miswordings(problem.prompt, drawn_one)
+            assert not found, (template.id, problem.seed, found, problem.prompt[:200])
+    # The templates the one-chip fix touched draw one chip within these seeds, so the test reads them.
     assert {"serving/latency-breakdown", "serving/interview-chain", "prefill_decode/kv-transfer"} <= one_chip
+
+
+@pytest.mark.parametrize(
+    ("prompt", "one_chip", "flagged"),
+    [
+        ("Serve it on **1 × H100 SXM** (80 GB each).", False, True),
+        ("On **1 × H100 SXM** the batch is split evenly.", False, True),
+        ("It needs a\u00a018 GB cache.", False, True),  # a no-break space reads as a space
+        ("Decode 1 sequence of 2,048 tokens each step.", False, True),
+        ("The heads are split across the GPUs.", True, True),
+        ("Run tensor parallelism over 1 GPU.", True, True),
+        ("Each chip rents for $2 an hour.", True, True),
+        ("The heads are split across the GPUs.", False, False),  # right for several chips
+        ("Serve it on **1 × H100 SXM** (80 GB).", True, False),
+        ("It needs an 18 GB cache on one H100 SXM.", True, False),
+    ],
+)
+def test_a_misworded_prompt_is_caught(prompt: str, one_chip: bool, flagged: bool) -> None:
+    assert bool(_miswordings(prompt, one_chip)) is flagged
 
 
 PREFILL = """

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from perfdrill.engine.errors import TemplateError
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.problems.bank import load_folders
 from perfdrill.engine.problems.generation import generate
 from tests.helpers import TINY as GOOD

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from perfdrill.cli import terminal
 from perfdrill.engine.errors import PerfdrillError, TemplateError
-from perfdrill.engine.model.specs import load_specs
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.practice.plan import Plan
 from perfdrill.engine.practice.progress import ProgressStore
 from perfdrill.engine.practice.records import Attempt

@@ -25,15 +25,8 @@ from perfdrill.engine.model.formula_inputs import (
     training_bytes_per_param,
 )
 from perfdrill.engine.model.input_bounds import Implausible, implausible
-from perfdrill.engine.model.specs import (
-    COMPUTE_DTYPES,
-    DTYPE_BYTES,
-    Chip,
-    Model,
-    Sourced,
-    SpecBook,
-    load_specs,
-)
+from perfdrill.engine.model.spec_files import load_specs
+from perfdrill.engine.model.specs import COMPUTE_DTYPES, DTYPE_BYTES, Chip, Model, Sourced, SpecBook
 from perfdrill.engine.model.units import format_quantity, parse_quantity, registry
 
 __all__ = [

@@ -21,7 +21,7 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
 from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula
-from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS, VALUE_WORDS
+from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS
 from perfdrill.engine.model.maths import FUNCTIONS
 from perfdrill.engine.model.spoken import spoken
 from perfdrill.engine.model.workloads import WORKLOADS
@@ -221,6 +221,9 @@ def generate_display_source() -> str:
     return "\n".join(
         [
             _HEADER,
+            "# The words for the case an input's value picks live beside the what-if words, free of sympy.",
+            "from perfdrill.engine.model.spoken import VALUE_WORDS  # re-exported",
+            "",
             "# name@workload -> (label, phrases, whole, formula tree); see codegen.display_tree.",
             "QUANTITIES = {",
             *(f"    {key!r}: {entry!r}," for key, entry in quantities.items()),
@@ -231,7 +234,6 @@ def generate_display_source() -> str:
             f"WHOLE_INPUTS = {tuple(sorted(WHOLE_INPUTS))!r}",
             "# The order factors are written in: counts, computed quantities, then sizes and rates.",
             f"FACTOR_ORDER = {order.ranks()!r}",
-            f"VALUE_WORDS = {VALUE_WORDS!r}",
             "# Inputs the engine supplies when a question does not set them (inefficiencies.py).",
             f"DEFAULT_INPUTS = {DEFAULT_INPUTS!r}",
             "",

@@ -33,24 +33,8 @@ ACHIEVABLE_MATMUL = (0.70, 0.85)  # fraction of the dense matmul peak a tuned GE
 # Values the engine supplies when a question does not set them.
 DEFAULT_INPUTS = {"kernel_floor": KERNEL_FLOOR}
 
-# The `flaw` input: what the timed code does wrong, if anything.
+# The `flaw` input: what the timed code does wrong, if anything (spoken.VALUE_WORDS words each).
 FLAWS = {"none": 1, "fp32": 2, "host-copy": 3, "python-loop": 4, "eager-chain": 5, "no-kv-cache": 6}
-# How a worked explanation says which case applies: input -> value -> a clause.
-VALUE_WORDS = {
-    "flaw": {
-        1: "the timed code has no flaw",
-        2: "the timed code does its math in fp32",
-        3: "the timed code copies its data through the host",
-        4: "the timed code launches kernels from a Python loop",
-        5: "the timed code runs an unfused eager chain",
-        6: "the timed code recomputes the prefix without a KV cache",
-    },
-    "transfer_link": {  # the path a KV cache crosses (serving.transfer_bandwidth)
-        1: "the cache crosses the chip-to-chip link",
-        2: "the cache crosses PCIe",
-        3: "the cache crosses the network",
-    },
-}
 NEXT_STEPS = (
     "move fewer bytes: downcast or quantize",
     "at peak: shrink the batch or the FLOPs for latency",

@@ -1,4 +1,8 @@
-"""How an engine name reads in a label, without loading sympy (calc and the worked steps use it)."""
+"""How engine names, and the cases an input's coded values stand for, read in words.
+
+Kept free of sympy (the formula modules import it): calc, the worked steps and the practice app
+read these at start-up, and generated_display.py imports VALUE_WORDS from here.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +35,24 @@ def spoken(name: str) -> str:
     for written, meant in _PHRASES:
         said = said.replace(written, meant)
     return said
+
+
+# How a worked explanation says which case applies: input -> value -> a clause.
+VALUE_WORDS = {
+    "flaw": {  # inefficiencies.FLAWS numbers them
+        1: "the timed code has no flaw",
+        2: "the timed code does its math in fp32",
+        3: "the timed code copies its data through the host",
+        4: "the timed code launches kernels from a Python loop",
+        5: "the timed code runs an unfused eager chain",
+        6: "the timed code recomputes the prefix without a KV cache",
+    },
+    "transfer_link": {  # the path a KV cache crosses (serving.transfer_bandwidth)
+        1: "the cache crosses the chip-to-chip link",
+        2: "the cache crosses PCIe",
+        3: "the cache crosses the network",
+    },
+}
 
 
 # How a what-if names a case it switches to, after "With": input -> value -> a phrase.

@@ -16,8 +16,8 @@ from perfdrill.engine.model.specs import SpecBook
 from perfdrill.engine.problems.bank import Bank
 from perfdrill.engine.problems.generation import Problem, generate, variant_seed
 from perfdrill.engine.problems.leave_out import LeaveOut
+from perfdrill.engine.problems.parameter_draws import candidates
 from perfdrill.engine.problems.templates import Template
-from perfdrill.engine.problems.variants import candidates
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
 from perfdrill.engine.problems.families import BUILTIN_FAMILIES, Family, families_for
-from perfdrill.engine.problems.templates import DIFFICULTIES, QUESTION_FILE, Template, load_template
+from perfdrill.engine.problems.template_loading import load_template
+from perfdrill.engine.problems.templates import DIFFICULTIES, QUESTION_FILE, Template
 from perfdrill.engine.resources import data_dir, user_data_dir
 
 

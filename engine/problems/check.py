@@ -31,10 +31,10 @@ from perfdrill.engine.problems.explanation import letter
 from perfdrill.engine.problems.families import FAMILY_FILE
 from perfdrill.engine.problems.generation import FollowUpNotApplicable, Problem, ProblemPart, generate
 from perfdrill.engine.problems.grading import grade_part
+from perfdrill.engine.problems.parameter_draws import candidates
 from perfdrill.engine.problems.plausibility import broken_rules
 from perfdrill.engine.problems.quantities import unit_scale
 from perfdrill.engine.problems.templates import QUESTION_FILE, Template
-from perfdrill.engine.problems.variants import candidates
 from perfdrill.engine.safe_text import safe_line
 
 MIN_VARIANTS = 1000

@@ -17,9 +17,12 @@ import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfdrill.engine.errors import TemplateError
+
+if TYPE_CHECKING:
+    from perfdrill.engine.schema import Where
 
 MAX_CHARACTERS = 1_000  # the longest expression in the bank is under 200
 MAX_DEPTH = 40  # levels of nesting, well past `(a + b) * (c - d) / e` and short of any recursion limit
@@ -135,6 +138,14 @@ def parse_expression(
         elif isinstance(node, ast.Name) and not _is_scope(node, tree) and not _is_function(node, tree):
             names.add((None, node.id))
     return Expression(source, tree, frozenset(names))
+
+
+def expression_at(where: Where, text: object, *path: str | int) -> Expression:
+    """`text` parsed, a failure located at `path` in the file `where` reads."""
+    try:
+        return parse_expression(text, field="")
+    except TemplateError as exc:  # located only when it fails: most expressions are fine
+        raise where.error(exc.message, *path) from None
 
 
 def describe(error: Exception) -> str:

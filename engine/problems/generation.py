@@ -32,18 +32,12 @@ from perfdrill.engine.problems.expressions import describe
 from perfdrill.engine.problems.follow_ups import FollowUp
 from perfdrill.engine.problems.insight import insights
 from perfdrill.engine.problems.mistakes import CATALOGUE
+from perfdrill.engine.problems.parameter_draws import MAX_DRAWS, draw, parameter_scales, rng_for
 from perfdrill.engine.problems.prompts import context, render
 from perfdrill.engine.problems.roofline_view import RooflineView, roofline_view
+from perfdrill.engine.problems.scenario_inputs import scenario_inputs
 from perfdrill.engine.problems.templates import Part, Template
-from perfdrill.engine.problems.variants import (
-    MAX_DRAWS,
-    Variant,
-    draw,
-    mistake_value,
-    parameter_scales,
-    rng_for,
-    scenario_inputs,
-)
+from perfdrill.engine.problems.variants import Variant, mistake_value
 
 
 @dataclass(frozen=True)

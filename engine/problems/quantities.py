@@ -12,9 +12,10 @@ import re
 from functools import cache
 
 from perfdrill.engine.cache import remembered
-from perfdrill.engine.errors import UnitError
+from perfdrill.engine.errors import PerfdrillError, UnitError
 from perfdrill.engine.model.units import BASE_UNITS, base_unit_key, parse_unit, registry, split_number
-from perfdrill.engine.problems.expressions import Expression
+from perfdrill.engine.problems.expressions import Expression, expression_at
+from perfdrill.engine.schema import Where
 
 # A number, then a unit that starts with a letter, µ or %: "10 us", "16 KiB", "2.5e9 B/s".
 _LITERAL = re.compile(r"\s*[+-]?(?:\d[\d,_]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*[A-Za-zµμ%].*", re.DOTALL)
@@ -54,3 +55,13 @@ def quantity_literal(text: object) -> Expression | None:
     value, unit_text = split_number(text, what="value")
     key, factor = unit_scale(unit_text)
     return Expression(text, ast.Constant(value * factor), frozenset(), unit=key)
+
+
+def value_at(where: Where, text: object, *path: str | int) -> Expression:
+    """A value an input takes: an expression, or a quantity with its unit ("10 us"); a failure is
+    located at `path` in the file `where` reads."""
+    try:
+        literal = quantity_literal(text)
+    except PerfdrillError as exc:
+        raise where.error(exc.message, *path) from None
+    return literal if literal is not None else expression_at(where, text, *path)

@@ -1,10 +1,10 @@
 """What a question.yaml (and a family.yaml) may hold, declared once as msgspec Structs.
 
-templates.py decodes every question.yaml with these declarations (an unknown field or a wrong
-type is one located error), json_schema.py turns them into `perfdrill schema`, and scaffolding.py
-checks new ids with the same rule; families.py decodes family.yaml, a root's own family. What a
-declaration cannot hold (expressions, units, which fields a part kind needs) is checked in
-templates.py after decoding.
+template_loading.py decodes every question.yaml with these declarations (an unknown field or a
+wrong type is one located error), json_schema.py turns them into `perfdrill schema`, and
+scaffolding.py checks new ids with the same rule; families.py decodes family.yaml, a root's own family.
+What a declaration cannot hold (expressions, units, which fields a part kind needs) is checked in
+template_loading.py after decoding.
 """
 
 from __future__ import annotations

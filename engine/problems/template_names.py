@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # Scenario keys that swap in another chip, model or dtype, rather than replace an input.
 SPEC_KEYS = ("chip", "model", "dtype", "weight_dtype", "kv_dtype")
-# Values the scenario adds beside the formula inputs (variants.chip_facts, Model.formula_inputs).
+# Values the scenario adds beside the formula inputs (scenario_inputs.chip_facts, Model.formula_inputs).
 FACTS = (
     "sparse_peak_flops",
     "memory_capacity_read_as_gb",
