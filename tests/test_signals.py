@@ -135,3 +135,49 @@ def test_a_signal_before_the_app_starts_never_takes_the_terminal(tmp_path: Path)
     app.end_on_signal(signal.SIGTERM)
     app.run(headless=True)
     assert app.return_code == 143 and not app.is_running
+
+
+# Runs a command through perfdrill's entry point as `python -m perfdrill` does, with Ctrl+C landing
+# while source text runs under exec(), as it does when dataclasses or namedtuple build a class's
+# methods while a module loads lazily (seen in the PDF interrupt test, about one run in eight).
+_INTERRUPTED_IN_EXEC = """
+import importlib, signal, sys
+
+module, command = sys.argv[1], sys.argv[2:]
+
+def load_questions(*args, **kwargs):
+    exec("signal.raise_signal(signal.SIGINT)", {"signal": signal})
+
+importlib.import_module(module).load_questions = load_questions
+sys.argv = ["perfdrill", *command]
+from perfdrill.__main__ import run
+run()
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "command"),
+    [
+        ("perfdrill.cli.printing", ["generate", "--count", "1", "-o", "set.md"]),  # its own handler
+        ("perfdrill.cli.questions", ["list"]),  # the one every command gets
+    ],
+    ids=["generate", "list"],
+)
+def test_ctrl_c_inside_exec_of_source_text_exits_130(tmp_path: Path, module: str, command: list[str]) -> None:
+    """A bare KeyboardInterrupt leaving exec()'d source text marks the run, in CPython, as ended
+    by an uncaught Ctrl+C even when perfdrill catches it: `python -m` then ended by re-sending
+    SIGINT to itself (returncode -2) instead of exiting 130."""
+    (tmp_path / "interrupted_in_exec.py").write_text(_INTERRUPTED_IN_EXEC)
+    (tmp_path / "set.md").write_bytes(b"old")
+    done = subprocess.run(
+        [sys.executable, "-m", "interrupted_in_exec", module, *command],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 130, done.stderr[-2000:]
+    assert done.stderr == "" and done.stdout == ""
+    assert (tmp_path / "set.md").read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["interrupted_in_exec.py", "set.md"]

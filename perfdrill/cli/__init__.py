@@ -7,10 +7,27 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import NoReturn
 
 from perfdrill.cli.terminal import SafeStream
 from perfdrill.engine import PerfdrillError
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl+C as perfdrill's own SIGINT handlers raise it (`except KeyboardInterrupt` catches it).
+
+    Not a bare KeyboardInterrupt: CPython (3.11.7, 3.12.1 and 3.13.0 checked) flags the whole run
+    as ended by an uncaught Ctrl+C when one leaves source text run by exec() or eval(), as
+    dataclasses and namedtuple do while a module loads, even if it is caught further out;
+    `python -m perfdrill` then re-sends SIGINT to itself as it exits, ending by the signal instead
+    of with 130. The flag is set only for that exact type, so a subclass never sets it.
+    """
+
+
+def raise_interrupted(signum: int, frame: FrameType | None) -> NoReturn:
+    """A SIGINT handler: Ctrl+C as `Interrupted`."""
+    raise Interrupted
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -91,9 +108,9 @@ def _run(given: list[str]) -> int:
         args = parser.parse_args(["practice"])  # bare `perfdrill` is the practice TUI
     handler: Callable[[argparse.Namespace], int] = args.handler
     if threading.current_thread() is threading.main_thread():
-        # Start-up is over: Ctrl+C is KeyboardInterrupt again, which each command turns into a
-        # clean stop with exit code 130 (the app takes the signal over for itself).
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        # Start-up is over: Ctrl+C is KeyboardInterrupt again (as `Interrupted`), which each
+        # command turns into a clean stop with exit code 130 (the app takes the signal over).
+        signal.signal(signal.SIGINT, raise_interrupted)
     try:
         return handler(args)
     except PerfdrillError as exc:

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, BinaryIO
 
+from perfdrill.cli import Interrupted
 from perfdrill.cli.options import add_questions_option, add_set_options, add_specs_option
 from perfdrill.cli.questions import load_questions, warn_left_out
 from perfdrill.engine import UsageError
@@ -107,11 +108,11 @@ class Interrupts:
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.hit = True
-        raise KeyboardInterrupt
+        raise Interrupted  # not a bare KeyboardInterrupt: see Interrupted
 
     def check(self) -> None:
         if self.hit:
-            raise KeyboardInterrupt
+            raise Interrupted
 
     def __enter__(self) -> Interrupts:
         with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
