@@ -234,7 +234,6 @@ def derivation(
     def visit(name: str, compared: bool = False) -> None:
         if name in visited:
             return
-            return
         visited.add(name)
         if name in fixed and not compared:  # kept only by a formula (an exponent of 1): a given;
             # a vanishing value a comparison reads (a zero compared) is still worked
@@ -406,7 +405,8 @@ def _side(
         if percent:
             shown = f"{format_quantity(number * 100, '1')}{NBSP}%"
             return quantity(shown), shown
-        return display_node(tree, word), format_quantity(number, "1")
+        constant = display_node(tree, word)
+        return constant, text(constant)
     labels = display_node(tree, lambda n: word(label_of(context.workload, n)))
     value = format_quantity(float(evaluate(tree, context.values)), unit, digits=3 + extra)
     return row(labels, op("="), _substituted(context, tree, value, unit), op("="), quantity(value)), value
