@@ -26,6 +26,7 @@ from perfdrill.engine.model.evaluation import INPUTS
 from perfdrill.engine.model.explain import derivation, label_of
 from perfdrill.engine.model.maths import Simplifier, display, text, word
 from perfdrill.engine.model.maths import evaluate as evaluate_tree
+from perfdrill.engine.model.printed import shows_order
 
 SPECS = load_specs([])
 
@@ -77,6 +78,34 @@ def test_one_chip_at_full_mfu_is_read_at_its_peak_and_a_choice_says_why() -> Non
     assert "compute time = FLOPs ÷ peak FLOP/s = 137 GFLOP ÷ 989 TFLOP/s = 139 µs" in lines
     assert lines[-1] == "Bound: compute time 139 µs ≥ memory time 30 µs, so compute-bound"
     assert not any("system" in line for line in lines)  # one chip at full MFU: no system FLOP/s step
+
+
+@pytest.mark.parametrize(
+    ("bandwidth", "verdict"),
+    [
+        # memory time 3 × 1,024² × 2 B ÷ 2.93 TB/s = 2.14725 µs, compute time 2 × 1,024³ FLOP ÷
+        # 1 PFLOP/s = 2.14748 µs: both "2.15 µs" to 3 figures, which hides which is larger
+        (2.93e12, "Bound: compute time 2.1475 µs ≥ memory time 2.1473 µs, so compute-bound"),
+        # ÷ 2.9296 TB/s it is 2.14755 µs: "2.15 µs < 2.15 µs" would be false as printed
+        (2.9296e12, "Bound: compute time 2.147 µs < memory time 2.148 µs, so memory-bound"),
+    ],
+)
+def test_a_verdict_prints_the_figures_that_show_its_order(bandwidth: float, verdict: str) -> None:
+    inputs = {"peak_flops": 1e15, "memory_bandwidth": bandwidth, "chips": 1, "mfu": 1, "mbu": 1}
+    inputs |= {"m": 1024, "k": 1024, "n": 1024, "activation_bytes": 2, "weight_bytes_per_param": 2}
+    assert _lines("matmul", ["bound"], inputs)[-1] == verdict
+
+
+def test_a_comparison_shows_its_order_only_where_the_printed_figures_bear_it_out() -> None:
+    nbsp = "\u00a0"
+    assert not shows_order("<", f"180{nbsp}µs", f"180{nbsp}µs", "s", differ=True)
+    assert not shows_order(">=", f"1.23{nbsp}ms", f"1.23{nbsp}ms", "s", differ=True)  # hides the order
+    assert shows_order(">=", f"1.23{nbsp}ms", f"1.23{nbsp}ms", "s", differ=False)  # equal values: true
+    assert shows_order(">", f"1.04{nbsp}ms", f"1,030{nbsp}µs", "s", differ=True)
+    assert not shows_order(">", "1", "1", "1", differ=True)  # a speed-up of 1.0004 read as "1 > 1"
+    # 95 GiB is 95 × 2³⁰ B = 102.005 GB, so 101.7 GB ≤ 95 GiB holds
+    assert shows_order("<=", f"101.7{nbsp}GB", f"95{nbsp}GiB", "byte", differ=True)
+    assert shows_order("<", "memory-bound", "compute-bound", "1", differ=True)  # words: nothing to compare
 
 
 def test_the_simplifier_drops_what_vanishes_and_keeps_the_case_taken() -> None:

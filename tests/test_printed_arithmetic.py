@@ -15,15 +15,21 @@ the figures they need (1.0368 EFLOP/s, after an earlier line showed 1.04 EFLOP/s
 "shown before" check accepts as the same value to more figures. This also catches a rounding
 that swamps the result (948 ms − 948 ms = 189 µs).
 
+A comparison printed as a reason ("since …", or a verdict's "a ≥ b, so …") is held to the same
+rule: a side worked from other values prints its figures ("k × c = 6 × 0.1147 = 0.688") and
+recomputes to its last digit, and the relation holds for both sides as printed ("180 µs <
+180 µs" does not).
+
 The default run draws 20 seeds per template (about 1,600 problems, a few seconds on one core);
 PERFDRILL_ARITHMETIC_SEEDS sets another count.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -33,6 +39,7 @@ from perfdrill.engine.model.maths import text
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import Problem, generate
 from tests.printed_arithmetic import (
+    MINUS,
     PrintedError,
     bracket_faults,
     evaluate,
@@ -69,31 +76,79 @@ def _walk(problem: Problem) -> Iterator[tuple[Step, str]]:
 
 def step_faults(step: Step, before: str) -> list[str]:
     """What is wrong with one printed step, read as a reader reads it."""
+    faults = [fault for reason in step.reasons for fault in reason_faults(text(reason), before)]
     if step.formula is None or step.substituted is None:
-        return []
+        return faults
     printed = text(step.substituted)
     line = step.line()
     if f"{printed} = {step.result}" not in line:
-        return [f"the line does not print `{printed} = {step.result}`"]
-    faults = bracket_faults(printed) + bracket_faults(text(step.formula))
+        return [*faults, f"the line does not print `{printed} = {step.result}`"]
+    formula = f"{step.label} {text(step.formula)}"  # an option's value in its label: "KV cache at batch 64"
+    return (
+        faults + bracket_faults(text(step.formula)) + arithmetic_faults(printed, step.result, before, formula)
+    )
+
+
+def arithmetic_faults(printed: str, result: str, before: str, formula: str = "") -> list[str]:
+    """What is wrong with `printed = result`: it must recompute to the result's last digit from
+    figures an earlier line (or the `formula` it substitutes) showed."""
+    faults = bracket_faults(printed)
     try:
         value = evaluate(printed)
-        result = result_interval(step.result)
+        interval = result_interval(result)
     except PrintedError as error:
         return [*faults, str(error)]
-    slack = 1e-9 * max(abs(result.low), abs(result.high))
-    if not value.meets(result, slack=slack):
-        faults.append(f"evaluates to {value.low:.4g}…{value.high:.4g}, not {step.result}")
-    elif (
-        not (last := last_place(step.result)).low - slack
-        <= (face := face_value(printed))
-        <= last.high + slack
-    ):
-        faults.append(f"its figures as printed give {face:.6g}, not {step.result} to its last digit")
-    formula = f"{step.label} {text(step.formula)}"  # an option's value in its label: "KV cache at batch 64"
+    slack = 1e-9 * max(abs(interval.low), abs(interval.high))
+    if not value.meets(interval, slack=slack):
+        faults.append(f"evaluates to {value.low:.4g}…{value.high:.4g}, not {result}")
+    elif not (last := last_place(result)).low - slack <= (face := face_value(printed)) <= last.high + slack:
+        faults.append(f"its figures as printed give {face:.6g}, not {result} to its last digit")
     for used in figures(printed):
         if not shown_as(used, before) and used not in formula and not _as_percent(used, before):
             faults.append(f"uses {used!r}, shown nowhere before")
+    return faults
+
+
+_RELATIONS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "≤": operator.le,
+    ">": operator.gt,
+    "≥": operator.ge,
+    "≠": operator.ne,
+}
+# A side that names a quantity ends in its figure: "compute time 154 µs", "margin −25.7 µs".
+_LAST_FIGURE = re.compile(rf"(?:^|\s)({MINUS}?\d[\d,]*(?:\.\d+)?[KMBT]?(?: × 10\S+)?(?:\u00a0\S+)?)$")
+
+
+def reason_faults(reason: str, before: str) -> list[str]:
+    """What is wrong with one printed comparison ("compute time 5.13 ms ≥ memory time 367 µs",
+    "verification cost 1 ≥ k × c = 4 × 0.1045 = 0.418"): each side's arithmetic recomputes to its
+    last digit from figures shown before, and the relation holds for the sides as printed. A
+    reason in words has nothing to check."""
+    split = [(symbol, sides) for symbol in _RELATIONS if len(sides := reason.split(f" {symbol} ")) == 2]
+    if len(split) != 1:
+        return [] if not split else [f"more than one relation in `{reason}`"]
+    ((symbol, sides),) = split
+    faults: list[str] = []
+    faces: list[float] = []
+    for side in sides:
+        pieces = side.split(" = ")
+        if len(pieces) == 2:  # "k × c = 0.418": a reader cannot check what it does not show
+            faults.append(f"`{side}` does not print the figures it reads")
+        elif len(pieces) > 2:
+            faults += arithmetic_faults(pieces[-2], pieces[-1], before, pieces[0])
+        shown = _LAST_FIGURE.search(pieces[-1])
+        if shown is None:
+            return [*faults, f"no figure ends `{side}`"]
+        named = len(pieces) == 1 and shown[1] != side  # "compute time 154 µs", not a constant "10"
+        if named and not shown_as(shown[1], before) and not _as_percent(shown[1], before):
+            faults.append(f"uses {shown[1]!r}, shown nowhere before")
+        try:
+            faces.append(face_value(shown[1]))
+        except PrintedError as error:
+            return [*faults, str(error)]
+    if not _RELATIONS[symbol](*faces):
+        faults.append(f"as printed, {faces[0]:.6g} {symbol} {faces[1]:.6g} does not hold")
     return faults
 
 
@@ -163,6 +218,51 @@ def test_the_reader_catches_what_issue_21_found() -> None:
     assert step_faults(more, f"6.96 × 10²¹{nbsp}FLOP and 1.04{nbsp}EFLOP/s") == []
     # a whole result stands for half its last digit: 64 × 403.33 × 2 ÷ 16 = 3,226.64, printed 3,227
     assert step_faults(step("64 × 403.33 × 2 ÷ (2 × 8)", "3,227"), "64 and 403.33 and 2 and 8") == []
+
+
+def test_the_reader_catches_a_reason_that_does_not_hold_as_printed() -> None:
+    """Each reason these templates printed before comparisons were held to the rule is caught."""
+    nbsp = "\u00a0"
+    # speculative/measured-rounds --seed 22189038: k = 6 and c = 1.14 ms ÷ 9.94 ms = 0.115 shown
+    # above; 6 × 0.115 = 0.69, which no teacher rounds to the printed 0.688
+    before = f"k = 6\nc = draft step time ÷ runtime = 1.14{nbsp}ms ÷ 9.94{nbsp}ms = 0.115"
+    assert reason_faults("verification cost 1 ≥ k × c = 0.688", before)  # as printed: no figures
+    assert reason_faults("verification cost 1 ≥ k × c = 6 × 0.115 = 0.688", before)
+    # c to four figures: 1.14 ÷ 9.94 = 0.11469, and 6 × 0.1147 = 0.6882, which is 0.688
+    assert reason_faults("verification cost 1 ≥ k × c = 6 × 0.1147 = 0.688", before) == []
+    # matmul/compute-bound-rows --seed 22102329: "180 µs < 180 µs" is false as printed
+    before = f"compute time = 180{nbsp}µs\nmemory time = 180{nbsp}µs"
+    assert reason_faults(f"compute time 180{nbsp}µs < memory time 180{nbsp}µs", before)
+    assert reason_faults(f"compute time 179.9{nbsp}µs < memory time 180.2{nbsp}µs", before) == []
+    # attention_memory/score-matrix --seed 24662539: "34.36 GB ≥ 34.4 GB" is false as printed
+    before = f"memory per chip = 32{nbsp}GiB = 34.36{nbsp}GB\nscore matrix = 34.4{nbsp}GB"
+    assert reason_faults(f"memory per chip 34.36{nbsp}GB ≥ score matrix 34.4{nbsp}GB", before)
+    assert reason_faults(f"memory per chip 34.36{nbsp}GB ≥ score matrix 34.36{nbsp}GB", before) == []
+    # a figure no earlier line showed, and a threshold in percent: 16 % < 30 % holds
+    assert reason_faults(f"compute time 181{nbsp}µs < memory time 190{nbsp}µs", before)
+    assert reason_faults(f"achieved MFU 16{nbsp}% < 30{nbsp}%", f"achieved MFU = 16{nbsp}%") == []
+    assert reason_faults("the timed code copies its data through the host", "") == []  # words
+
+
+@pytest.mark.parametrize(
+    ("template_id", "seed", "before_the_fix"),
+    [
+        ("speculative/measured-rounds", 22189038, "verification cost 1 ≥ k × c = 0.688"),
+        ("matmul/compute-bound-rows", 22102329, "compute time 180\u00a0µs < memory time 180\u00a0µs"),
+        (
+            "attention_memory/score-matrix",
+            24662539,
+            "memory per chip 34.36\u00a0GB ≥ score matrix 34.4\u00a0GB",
+        ),
+    ],
+)
+def test_the_reasons_that_failed_before_now_hold_as_printed(
+    template_id: str, seed: int, before_the_fix: str
+) -> None:
+    problem = generate(BANK.get(template_id), seed, SPECS)
+    reasons = [text(reason) for step, _ in _walk(problem) for reason in step.reasons]
+    assert reasons and before_the_fix not in reasons
+    assert problem_faults(problem) == []
 
 
 @pytest.mark.parametrize("template_id", [t.id for t in BANK.select()])

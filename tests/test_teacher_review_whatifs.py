@@ -28,7 +28,7 @@ def test_the_ring_term_step_names_the_comparison() -> None:
     lines = _lines("parallelism/alpha-beta", 107795)
     assert (
         "- **(b)** Larger term: all-reduce time 781 µs > 2 × link latency × (GPUs taking part − 1)"
-        " = 112 µs, so bandwidth-bound" in lines
+        " = 2 × 8 µs × (8 − 1) = 112 µs, so bandwidth-bound" in lines
     )
     assert not any("Latency bound:" in line for line in lines)
 

@@ -35,7 +35,7 @@ from perfdrill.engine.model.maths import (
     display as display_node,
 )
 from perfdrill.engine.model.numbers import NBSP, format_base_in, format_quantity
-from perfdrill.engine.model.printed import extra_figures
+from perfdrill.engine.model.printed import MOST_EXTRA_FIGURES, extra_figures, shows_order
 from perfdrill.engine.model.spoken import spoken
 
 # Counts whose factor of 1 still teaches something (MQA's one KV head, one input and one output).
@@ -165,7 +165,8 @@ class _Context:
             self.workload,
             name,
             self.values[name],
-            binary=name in self.binary,
+            # in GiB as its source quotes it, unless an earlier line wrote it in GB (34.36 GB)
+            binary=name in self.binary and self.shown.get(name, "iB").endswith("iB"),
             unit=self.units.get(name),
             digits=(GIVEN_DIGITS if given else 3) + extra,
             asked_in=self.asked_in.get(name),
@@ -232,7 +233,6 @@ def derivation(
 
     def visit(name: str, compared: bool = False) -> None:
         if name in visited:
-            return
             return
         visited.add(name)
         if name in fixed and not compared:  # kept only by a formula (an exponent of 1): a given;
@@ -342,15 +342,7 @@ def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> St
     formula = _formula(workload, tree)
     substituted = None
     if names_in(tree) and not isinstance(tree, str):
-        names = names_in(tree)
-        extra = extra_figures(
-            tree,
-            lambda more: {n: context.figure(n, more) for n in names},
-            context.unit_of,
-            context.value_text(name),
-            context.unit_of(name),
-        )
-        substituted = display_node(tree, lambda n: quantity(context.figure(n, extra)))
+        substituted = _substituted(context, tree, context.value_text(name), context.unit_of(name))
     return Step(
         name,
         title,
@@ -370,33 +362,54 @@ def _formula(workload: str, tree: Tree) -> Node:
     return display_node(tree, lambda name: word(label_of(workload, name)))
 
 
+def _substituted(context: _Context, tree: Tree, result: str, unit: str) -> Node:
+    """`tree` with each name's figure, to as many figures as it takes to give `result` (in `unit`)."""
+    names = names_in(tree)
+    extra = extra_figures(
+        tree, lambda more: {n: context.figure(n, more) for n in names}, context.unit_of, result, unit
+    )
+    return display_node(tree, lambda n: quantity(context.figure(n, extra)))
+
+
 def _reason(context: _Context, reason: Reason) -> Node:
+    """A comparison as printed, each side to as few figures as show which side is larger."""
     if reason.words:
         return word(reason.words)
-    left = reason.left
+    left, right = reason.left, reason.right
     if reason.op in ("==", "!=") and isinstance(left, str) and context.categorical(left):
         return word(phrase(context.workload, left, context.values[left]) or "")  # "memory-bound"
-    unit = _unit_of(context, (reason.op, reason.left, reason.right))
-    percent = any(
-        isinstance(side, str) and context.value_text(side).endswith("%") for side in (left, reason.right)
-    )
-    return row(
-        _side(context, left, unit, percent), relation(reason.op), _side(context, reason.right, unit, percent)
-    )
+    unit = _unit_of(context, (reason.op, left, right))
+    percent = any(isinstance(side, str) and context.value_text(side).endswith("%") for side in (left, right))
+    differ = evaluate(left, context.values) != evaluate(right, context.values)
+    for extra in range(MOST_EXTRA_FIGURES + 1):
+        sides = [_side(context, side, unit, percent, extra) for side in (left, right)]
+        if shows_order(reason.op, sides[0][1], sides[1][1], unit, differ=differ):
+            break
+    else:  # sides apart only by the engine's float rounding: no figures show it
+        sides = [_side(context, side, unit, percent) for side in (left, right)]
+    return row(sides[0][0], relation(reason.op), sides[1][0])
 
 
-def _side(context: _Context, tree: Tree, unit: str, percent: bool = False) -> Node:
-    """One side of a comparison: "compute time 373 ns", "max(launch time, …) = 500 µs", or "0";
-    a threshold against a value shown in percent is in percent too ("71.8 % ≥ 30 %", never "≥ 0.3")."""
+def _side(
+    context: _Context, tree: Tree, unit: str, percent: bool = False, extra: int = 0
+) -> tuple[Node, str]:
+    """One side of a comparison and the figure it ends in: "compute time 373 ns", "k × c = 6 ×
+    0.1147 = 0.688" (an expression shows the figures it reads, like a step), or "0"; a threshold
+    against a value shown in percent is in percent too ("71.8 % ≥ 30 %", never "≥ 0.3"). With
+    `extra`, each figure has that many more (a sign the sides' order needs them)."""
     if isinstance(tree, str):
-        return row(word(label_of(context.workload, tree)), quantity(context.value_text(tree)))
-    if not names_in(tree) and percent:
-        return quantity(f"{format_quantity(float(evaluate(tree, {})) * 100, '1')}{NBSP}%")
+        shown = context.value_text(tree) if not extra else context.figure(tree, extra)
+        return row(word(label_of(context.workload, tree)), quantity(shown)), shown
     if not names_in(tree):
-        return display_node(tree, word)
-    shown = display_node(tree, lambda n: word(label_of(context.workload, n)))
-    value = format_quantity(float(evaluate(tree, context.values)), unit)
-    return row(shown, op("="), quantity(value))
+        number = float(evaluate(tree, {}))
+        if percent:
+            shown = f"{format_quantity(number * 100, '1')}{NBSP}%"
+            return quantity(shown), shown
+        constant = display_node(tree, word)
+        return constant, text(constant)
+    labels = display_node(tree, lambda n: word(label_of(context.workload, n)))
+    value = format_quantity(float(evaluate(tree, context.values)), unit, digits=3 + extra)
+    return row(labels, op("="), _substituted(context, tree, value, unit), op("="), quantity(value)), value
 
 
 def _unit_of(context: _Context, comparison: Tree) -> str:

@@ -1,5 +1,6 @@
 """A printed step recomputes from what it prints (issue 21): a teacher works `substituted = result`
-from the printed figures and must land on the printed result, to its last printed digit.
+from the printed figures and must land on the printed result, to its last printed digit; a
+comparison printed as a reason holds for its sides as printed.
 
 The result is never changed (a part's result is the key, the engine's answer); where the values
 as printed would land elsewhere, they are printed with the figures they need instead.
@@ -69,3 +70,14 @@ def extra_figures(
         if math.isfinite(face) and abs(face - target) <= half * (1 + 1e-9) + 1e-12 * abs(target):
             return extra
     return 0
+
+
+def shows_order(relation: str, left: str, right: str, unit: str, *, differ: bool) -> bool:
+    """True when a comparison's printed sides bear it out: `left relation right` holds for the
+    figures as printed (both in `unit`), and where the values differ the figures do too, since
+    "180 µs < 180 µs" is false as printed and "1.23 ms ≥ 1.23 ms" hides which side is larger."""
+    try:
+        shown = printed_value(left, unit), printed_value(right, unit)
+    except PerfdrillError:
+        return True  # a side in words: nothing to compare
+    return bool(evaluate((relation, *shown), {})) and (shown[0] != shown[1] or not differ)
