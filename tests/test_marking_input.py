@@ -39,7 +39,7 @@ def _mark(tmp_path: Path, run_cli, key: Path, questions: Path, header: list[str]
         )
 
 
-@pytest.mark.parametrize("id_column", ["Student ID", "ID number", "SIS User ID", "student_id"])
+@pytest.mark.parametrize("id_column", ["id", "Student ID", "ID number", "SIS User ID", "student_id"])
 def test_part_and_id_columns_named_as_forms_name_them_are_read(
     tmp_path: Path, run_cli, id_column: str
 ) -> None:  # type: ignore[no-untyped-def]
