@@ -236,9 +236,9 @@ def test_mark_turns_a_class_of_32_into_a_gradebook_feedback_and_a_summary(tmp_pa
             ["s000", *list(RIGHT.values())[:4], "compute"],
             "answers.csv:1: no column for part 2b (the part columns read: 1a, 1b, 1c, 2a, 2c);",
         ),
-        (  # cells shifted by an unquoted comma: every cell after it is in doubt
+        (  # as "1,374 GFLOP" unquoted writes it: every cell after the comma is in doubt
             ["id", *RIGHT],
-            ["s000", "1,374 GFLOP", *list(RIGHT.values())[1:]],
+            ["s000", "1", "374 GFLOP", *list(RIGHT.values())[1:]],
             "answers.csv:2: 8 cells where the header has 7: quote an answer holding a comma",
         ),
     ],
