@@ -180,6 +180,7 @@ def mark(path: Path, copies: Mapping[str, Copy]) -> Marking:
     ids = id_column(header, [row for _, row in rows], copies)
     keyed = ids if any(c.student for c in copies.values()) else header.version
     keyed_name = "" if keyed is None else header.names[keyed]
+    id_name = keyed_name if ids is None else header.names[ids]
     marked: list[Marked] = []
     seen: dict[str, int] = {}
     for line, row in rows:
@@ -187,9 +188,7 @@ def mark(path: Path, copies: Mapping[str, Copy]) -> Marking:
         copy = _row_copy(path, line, key, copies, keyed_name)
         student = _cell(row, ids) or copy.key
         if student in seen:
-            raise _fail(
-                path, f"{student!r} already answered on line {seen[student]}", line, keyed_name or "id"
-            )
+            raise _fail(path, f"{student!r} already answered on line {seen[student]}", line, id_name or "id")
         seen[student] = line
         result = Marked(line, student, _cell(row, header.name) or copy.name, copy)
         _grade_row(path, line, row, header, result)
