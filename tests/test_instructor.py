@@ -202,7 +202,8 @@ def test_mark_turns_a_class_of_32_into_a_gradebook_feedback_and_a_summary(tmp_pa
     assert lines["1b"].split("|")[2:5] == [" 16 ", " 24 ", " 8 "]
     canvas_rows = list(csv.reader(canvas.open(encoding="utf-8")))
     assert canvas_rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Quiz 3"]
-    assert canvas_rows[2] == ["Grace Hopper 1", "", "s001", "", "", "4"]
+    assert canvas_rows[1] == ["Points Possible", "", "", "", "", "6"]  # as Canvas's own export has it
+    assert canvas_rows[3] == ["Grace Hopper 1", "", "s001", "", "", "4"]
     note = (feedback / "s001.md").read_text(encoding="utf-8")
     assert "**Score:** 4 of 6 points" in note and "Missing the 2 in FLOPs" in note
     assert "137\u00a0GFLOP" in note  # the worked solution of the problem missed
@@ -218,8 +219,28 @@ def test_mark_turns_a_class_of_32_into_a_gradebook_feedback_and_a_summary(tmp_pa
             "answers.csv:1: column '3a': names no part of the set's problems",
         ),
         (["id", "1a", "1 a"], ["s000", "1", "2"], "answers.csv:1: column '1 a': a second column for part 1a"),
-        (["id", "1a"], ["nobody", "1"], "answers.csv:2: column 'id': 'nobody' is not in the key"),
+        (
+            ["id", *RIGHT],
+            ["nobody", *RIGHT.values()],
+            "answers.csv:2: column 'id': 'nobody' is not in the key",
+        ),
         (["id", "total"], ["s000", "1"], "answers.csv:1: no answer columns"),
+        # A column the old reader took for an LMS's own, so the part left the quiz unsaid.
+        (
+            ["id", "1a - GFLOP", *list(RIGHT)[1:]],
+            ["s000", *RIGHT.values()],
+            "answers.csv:1: column '1a - GFLOP': looks like a part but is not read as one: name it 1a,",
+        ),
+        (
+            ["id", *list(RIGHT)[:4], "2c"],
+            ["s000", *list(RIGHT.values())[:4], "compute"],
+            "answers.csv:1: no column for part 2b (the part columns read: 1a, 1b, 1c, 2a, 2c);",
+        ),
+        (  # as "1,374 GFLOP" unquoted writes it: every cell after the comma is in doubt
+            ["id", *RIGHT],
+            ["s000", "1", "374 GFLOP", *list(RIGHT.values())[1:]],
+            "answers.csv:2: 8 cells where the header has 7: quote an answer holding a comma",
+        ),
     ],
 )
 def test_bad_answers_files_are_one_line_naming_row_and_column(

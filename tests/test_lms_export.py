@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import io
 import zipfile
+from decimal import Decimal
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -234,6 +235,8 @@ def test_a_hand_worked_matmul_reaches_moodle_and_qti_with_its_value(tmp_path: Pa
     compute, memory = labels["compute"], labels["memory"]
     right = {"response_a": "137.4", "response_b": "139", "response_c": compute}
     assert process(item, right)[0] == pytest.approx(100, abs=0.01)
+    # 100 / 3 to 4 decimals, the last part taking the remainder: full marks are 100, not 99.9999.
+    assert [s.text for s in item.iter(f"{QTI}setvar")] == ["33.3333", "33.3333", "33.3334"]
     score, shown = process(item, {"response_a": "68.7", "response_b": "145.9", "response_c": memory})
     assert score == pytest.approx(100 / 3, rel=1e-3)  # only (b) is right: 5% of 138.97 µs is ±6.95
     assert "response_a_slip1" in shown and "general_fb" in shown
@@ -275,6 +278,8 @@ def test_every_templates_qti_item_is_a_whole_problem_a_qti_reader_grades(tmp_pat
             responses[ident] = labels[picked[0]] if part.kind == "choice" else {labels[c] for c in picked}
         score, shown = process(item, responses)
         assert score == pytest.approx(100, abs=0.01), fields["perfdrill_variant"]
+        shares = [Decimal(s.text or "") for s in item.iter(f"{QTI}setvar")]
+        assert len(shares) == len(problem.parts) and sum(shares) == 100, fields["perfdrill_variant"]
         assert shown == ["general_fb"]  # a right answer shows no mistake's explanation
         _check_slips(item, problem, responses)
 

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from perfdrill.engine.output.markdown import answers_markdown
-from perfdrill.engine.output.marking import Marked
+from perfdrill.engine.output.marking import Marked, Marking
 from perfdrill.engine.problems.mistakes import CATALOGUE
 
 _MARKS = {"correct": "✓", "incorrect": "✗", "invalid": "–"}
@@ -31,23 +31,33 @@ def _csv(rows: Sequence[Sequence[str]]) -> str:
     return text.getvalue()
 
 
-def gradebook_csv(marked: Sequence[Marked]) -> str:
-    """Per part, per student, the total: a malformed cell's part and the total stay empty."""
-    labels = list(marked[0].grades)
+def gradebook_csv(marking: Marking) -> str:
+    """Per part, per student, the total: a malformed cell's part and the total stay empty, and so
+    do a student's with no row (an empty cell leaves a grade as it is on import)."""
+    labels = marking.labels
     rows = [["id", "name", *labels, "total", "out of"]]
-    for row in marked:
+    for row in marking.rows:
         parts = ["" if label in row.malformed else _points(row.grades[label].score) for label in labels]
         total = "" if row.total is None else _points(row.total)
         rows.append([row.student, row.name, *parts, total, str(len(labels))])
+    for copy in marking.absent:
+        rows.append([copy.key, copy.name, *("" for _ in labels), "", str(len(labels))])
     return _csv(rows)
 
 
-def canvas_csv(marked: Sequence[Marked], assignment: str) -> str:
-    """Canvas's gradebook import: its five leading columns, then the set as one assignment whose
-    score is the total. The roster id goes in SIS User ID, which Canvas matches students by."""
-    rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment]]
-    for row in marked:
+def canvas_csv(marking: Marking, assignment: str) -> str:
+    """Canvas's gradebook import: its five leading columns, the "Points Possible" row its own
+    export has (the importer sets a new assignment's points from it), then the set as one
+    assignment whose score is the total. The roster id goes in SIS User ID, which Canvas matches
+    students by; a student with no row gets an empty score, which Canvas leaves as it is."""
+    rows = [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", assignment],
+        ["Points Possible", "", "", "", "", str(len(marking.labels))],
+    ]
+    for row in marking.rows:
         rows.append([row.name, "", row.student, "", "", "" if row.total is None else _points(row.total)])
+    for copy in marking.absent:
+        rows.append([copy.name, "", copy.key, "", "", ""])
     return _csv(rows)
 
 
@@ -78,11 +88,32 @@ def feedback_markdown(row: Marked, title: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def summary_markdown(marked: Sequence[Marked]) -> str:
+def unread_cells(marking: Marking) -> list[str]:
+    """Every cell left ungraded, by row and by the column as the CSV names it; a short row's
+    missing cells in one line."""
+    header, lines = marking.header, []
+    for row in marking.rows:
+        short = [label for label in row.malformed if header.parts[label][0] >= row.cells]
+        if short:
+            lines.append(
+                f"row {row.line} ({row.student}): {row.cells} cells where the header has"
+                f" {len(header.names)}, none for column {', '.join(header.column(label) for label in short)}"
+            )
+        for label, why in row.malformed.items():
+            if label not in short:
+                feedback = row.grades[label].feedback
+                lines.append(
+                    f"row {row.line}, column {header.column(label)} ({row.student}): {why} ({feedback})"
+                )
+    return lines
+
+
+def summary_markdown(marking: Marking) -> str:
     """Per part: how many were right, and the named mistakes most often made; then every
-    malformed cell by row and column."""
+    ungraded cell by row and column, and the key's students with no row."""
+    marked = marking.rows
     lines = ["| part | right | answered | unreadable | most common mistakes |", "|---|---|---|---|---|"]
-    for label in marked[0].grades:
+    for label in marking.labels:
         grades = [row.grades[label] for row in marked]
         right = sum(g.status == "correct" for g in grades)
         answered = sum(bool(row.answers[label]) for row in marked)
@@ -90,17 +121,20 @@ def summary_markdown(marked: Sequence[Marked]) -> str:
         slips = Counter(m for g in grades for m in ((g.mistake,) if g.mistake else g.mistakes))
         common = "; ".join(f"{CATALOGUE[m].title} ×{n}" for m, n in slips.most_common(3)) or "—"
         lines.append(f"| {label} | {right} | {answered} | {unreadable} | {common} |")
-    problems = [
-        f"- row {row.line}, column {label} ({row.student}): “{row.answers[label]}”: "
-        + row.grades[label].feedback
-        for row in marked
-        for label in row.malformed
-    ]
-    if problems:
+    unread = unread_cells(marking)
+    if unread:
         lines += [
             "",
-            "Cells that could not be read (left ungraded; the total waits for them):",
+            "Cells left ungraded (the total waits for them):",
             "",
-            *problems,
+            *(f"- {cell}" for cell in unread),
         ]
+    if marking.absent:
+        absent = absent_students(marking)
+        lines += ["", f"In the key but with no row in the answers (left empty in the gradebook): {absent}"]
     return "\n".join(lines) + "\n"
+
+
+def absent_students(marking: Marking) -> str:
+    """The key's students with no row, e.g. "s2030 (Ada Lovelace), s2031 (Alan Turing)"."""
+    return ", ".join(f"{copy.key} ({copy.name})" for copy in marking.absent)

@@ -109,6 +109,16 @@ def _feedback(element: ET.Element, name: str, html: str) -> None:
     _material(ET.SubElement(feedback, "flow_mat"), html)
 
 
+def _shares(parts: int) -> list[str]:
+    """Each part's share of a score of 100, to 4 decimals, the last taking what rounding leaves so
+    that full marks add up to exactly 100 (3 parts: 33.3333, 33.3333, 33.3334)."""
+    each = 1_000_000 // parts  # in ten-thousandths
+    return [
+        f"{share / 10_000:.4f}".rstrip("0").rstrip(".")
+        for share in [each] * (parts - 1) + [1_000_000 - each * (parts - 1)]
+    ]
+
+
 def item(problem: Problem, feedback: bool = True) -> ET.Element:
     """One variant as a Canvas item: every part a response, with the worked feedback and each
     named mistake's explanation (without `feedback`, neither)."""
@@ -133,9 +143,8 @@ def item(problem: Problem, feedback: bool = True) -> ET.Element:
         general, variables = _condition(processing)
         ET.SubElement(variables, "other")
         ET.SubElement(general, "displayfeedback", {"feedbacktype": "Response", "linkrefid": "general_fb"})
-    share = plain_number(round(100 / len(problem.parts), 4))
     slips: list[tuple[str, str]] = []
-    for index, part in enumerate(problem.parts):
+    for index, (part, share) in enumerate(zip(problem.parts, _shares(len(problem.parts)), strict=True)):
         response = "response1" if single else f"response_{letter(index)}"
         _material(presentation, part_html(index, part))
         _response(presentation, part, response)

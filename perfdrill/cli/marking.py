@@ -13,7 +13,14 @@ from perfdrill.cli.questions import load_questions
 from perfdrill.engine import UsageError
 from perfdrill.engine.model import load_specs
 from perfdrill.engine.output import atomic_output
-from perfdrill.engine.output.gradebook import canvas_csv, feedback_markdown, gradebook_csv, summary_markdown
+from perfdrill.engine.output.gradebook import (
+    absent_students,
+    canvas_csv,
+    feedback_markdown,
+    gradebook_csv,
+    summary_markdown,
+    unread_cells,
+)
 from perfdrill.engine.output.marking import mark, read_key
 from perfdrill.engine.output.roster import Student, file_safe
 
@@ -44,27 +51,28 @@ def _write(path: Path, text: str) -> None:
 
 def run_mark(args: argparse.Namespace) -> int:
     copies = read_key(args.key, load_questions(args.questions), load_specs(args.specs))
-    marked = mark(args.answers, copies)
-    _write(args.output, gradebook_csv(marked))
+    marking = mark(args.answers, copies)
+    _write(args.output, gradebook_csv(marking))
     if args.canvas:
-        _write(args.canvas, canvas_csv(marked, args.title))
+        _write(args.canvas, canvas_csv(marking, args.title))
     if args.feedback:
         try:
             args.feedback.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot make {args.feedback}: {exc.strerror or exc}") from None
-        names = file_safe([Student(row.student, row.name) for row in marked])
-        for name, row in zip(names, marked, strict=True):
+        names = file_safe([Student(row.student, row.name) for row in marking.rows])
+        for name, row in zip(names, marking.rows, strict=True):
             _write(args.feedback / f"{name}.md", feedback_markdown(row, args.title))
-    summary = summary_markdown(marked)
+    summary = summary_markdown(marking)
     if args.summary:
         _write(args.summary, summary)
     else:
         sys.stdout.write(summary)
-    for row in marked:
-        for label in row.malformed:
-            sys.stderr.write(
-                f"perfdrill: {args.answers}: row {row.line}, column {label}: {row.answers[label]!r} could not"
-                " be read; left ungraded\n"
-            )
-    return 1 if any(row.malformed for row in marked) else 0
+    for cell in unread_cells(marking):
+        sys.stderr.write(f"perfdrill: {args.answers}: {cell}; left ungraded\n")
+    if marking.absent:
+        sys.stderr.write(
+            f"perfdrill: {args.answers}: no row for {len(marking.absent)} student(s) of the key, left empty"
+            f" in the gradebook: {absent_students(marking)}\n"
+        )
+    return 1 if unread_cells(marking) else 0
