@@ -122,7 +122,7 @@ def test_invalid_answers_cost_nothing_and_say_what_is_expected(
 ) -> None:
     result = grade_part(matmul.part("runtime"), text)
     assert result.status == "invalid" and result.score == 0
-    assert message in result.feedback and "no attempt used" in result.feedback
+    assert message in result.feedback and "attempt" not in result.feedback  # app jargon (finding 8)
 
 
 @pytest.mark.parametrize("text", ["b", "B", "2", "compute", "Compute", "comp"])

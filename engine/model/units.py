@@ -100,6 +100,8 @@ DIMENSION_EXAMPLES: dict[str, str] = {
     "request/s": "a request rate, e.g. 20 requests/s",
     "byte/token": "bytes per token, e.g. 128 KiB",
     "1": "a plain number, e.g. 64",
+    # A percent shares the plain number's dimension, but is asked and typed as a percentage.
+    "%": "a percentage, e.g. 12.5 % or 12.5",
     "byte/parameter": "bytes per parameter, e.g. 2",
     "USD": "a cost in US dollars, e.g. 2.50 USD",
     "USD/h": "an hourly price, e.g. 3.40 USD/h",
@@ -193,7 +195,7 @@ def parse_quantity(text: str, unit: str, *, what: str = "value") -> float:
         parsed = parsed * count_unit  # "46.7 billion" of a count is 46.7e9 of it
     if parsed.dimensionality != target.dimensionality:
         implicit = _implicit_per(parsed, target)
-        parsed = implicit or _dimension_error(text, value, unit_text, parsed, target, what)
+        parsed = implicit or _dimension_error(text, value, unit_text, parsed, unit, what)
     factor = (1 * parsed).to(target).magnitude
     return float(value * factor)
 
@@ -210,9 +212,10 @@ def _implicit_per(parsed: pint.Unit, target: pint.Unit) -> pint.Unit | None:
 
 
 def _dimension_error(
-    text: str, value: float, unit_text: str, parsed: pint.Unit, target: pint.Unit, what: str
+    text: str, value: float, unit_text: str, parsed: pint.Unit, unit: str, what: str
 ) -> NoReturn:
-    example = DIMENSION_EXAMPLES.get(base_unit_key(target) or "", "")
+    target = parse_unit(BASE_UNITS.get(unit, unit), what="unit")
+    example = DIMENSION_EXAMPLES.get(unit) or DIMENSION_EXAMPLES.get(base_unit_key(target) or "", "")
     noun = example.split(",")[0] or f"in {target:~}"
     per_second = registry().parse_units("second")
     if parsed.dimensionality == (target / per_second).dimensionality:  # 48.31 TFLOPS for a FLOP count

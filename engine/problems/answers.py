@@ -28,6 +28,8 @@ def lettered(part: ProblemPart, picked: Sequence[str], empty: str = "none") -> s
 def expected_form(part: ProblemPart) -> str:
     """What to type, e.g. "a time, e.g. 12 ms" or "a letter a-d"."""
     if part.kind == "numeric":
+        if part.unit in DIMENSION_EXAMPLES:  # "%": a percentage, not any plain number
+            return DIMENSION_EXAMPLES[part.unit]
         key = str(remembered("unit_kinds", part.unit, lambda: _unit_kind(part.unit)))
         return DIMENSION_EXAMPLES.get(key, f"a number in {part.unit}")
     letters = f"a-{letter(len(part.choices) - 1)}"
@@ -58,7 +60,7 @@ def _unit_kind(unit: str) -> str:
 
 
 def parse_numeric(part: ProblemPart, text: str) -> float:
-    """The answer in the part's unit; AnswerFormatError for anything that is not one (no attempt used).
+    """The answer in the part's unit; AnswerFormatError for anything that is not one (it is not graded).
 
     A negative number for a quantity that is positive here is a misreading, not an answer.
     """
@@ -68,6 +70,9 @@ def parse_numeric(part: ProblemPart, text: str) -> float:
         labelled = _labelled_count(part, text)
         if labelled is not None:
             return labelled
+        if _DECIMAL_COMMA.search(text):  # "4,35": never guessed to be 4.35 (nor 435)
+            said = f"answer {text.strip()!r} has a decimal comma, which is not read: write a point"
+            raise AnswerFormatError(f"{said}; expected {expected_form(part)}") from None
         said = exc.message if "e.g." in exc.message else f"{exc.message}; expected {expected_form(part)}"
         raise AnswerFormatError(said) from None
     if not math.isfinite(value):
@@ -79,6 +84,8 @@ def parse_numeric(part: ProblemPart, text: str) -> float:
 
 
 _WORDS = re.compile(r"[A-Za-z]+")
+# A comma between digits that is not a thousands separator (three digits after it): "4,35".
+_DECIMAL_COMMA = re.compile(r"\d,(?!\d{3}(?!\d))\d")
 
 
 def _labelled_count(part: ProblemPart, text: str) -> float | None:

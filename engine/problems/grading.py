@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfdrill.engine.errors import AnswerFormatError
-from perfdrill.engine.problems.answers import parse_choices, parse_numeric
+from perfdrill.engine.problems.answers import parse_choices, parse_numeric, typed_figures
 from perfdrill.engine.problems.counts import ON_THE_EDGE
 from perfdrill.engine.problems.generation import Problem, ProblemPart, within
 from perfdrill.engine.problems.mistakes import CATALOGUE
@@ -67,34 +67,44 @@ def diagnose(part: ProblemPart, value: float) -> tuple[str, ...]:
     return tuple(mistake for mistake, slipped in part.mistakes if within(value, slipped, part.tolerance))
 
 
-def slip_feedback(matches: tuple[str, ...]) -> str:
+def slip_feedback(matches: tuple[str, ...], typed: tuple[float, str, int] | None = None) -> str:
     """What a wrong value that lands on catalogued mistakes is told: the one slip, or every slip
-    that gives this value (two slips landing on one value: naming only one would mislead)."""
-    if len(matches) == 1:
-        mistake = CATALOGUE[matches[0]]
-        return f"Not quite. Looks like: {mistake.title}. {mistake.explanation}"
-    slips = " Or: ".join(f"{CATALOGUE[m].title}. {CATALOGUE[m].explanation}" for m in matches)
+    that gives this value (two slips landing on one value: naming only one would mislead). With
+    `typed`, the student's (number, unit, figures), a slip that scales the answer quotes that
+    number; without (an LMS export, written before anyone answers), no number at all."""
+    told = [
+        (CATALOGUE[m].title, CATALOGUE[m].feedback(*typed) if typed else CATALOGUE[m].explanation)
+        for m in matches
+    ]
+    if len(told) == 1:
+        return f"Not quite. Looks like: {told[0][0]}. {told[0][1]}"
+    slips = " Or: ".join(f"{title}. {explanation}" for title, explanation in told)
     return f"Not quite. {len(matches)} slips give this value. Either: {slips}"
 
 
+NO_ANSWER = "No answer given."
+
+
 def grade_part(part: ProblemPart, text: str | None) -> PartGrade:
+    """One part's grade. An empty or unreadable answer is "invalid": it scores 0 and its feedback
+    says why, in words for a student (the practice app never grades one: it asks again)."""
     if text is None or not text.strip():
-        return PartGrade(part.name, "invalid", 0.0, expected(part), "No answer given (no attempt used).")
+        return PartGrade(part.name, "invalid", 0.0, expected(part), NO_ANSWER)
     try:
         if part.kind == "numeric":
-            return _grade_numeric(part, parse_numeric(part, text))
+            return _grade_numeric(part, parse_numeric(part, text), typed_figures(text))
         return _grade_choices(part, parse_choices(part, text))
     except AnswerFormatError as exc:
-        return PartGrade(part.name, "invalid", 0.0, expected(part), f"{exc.message} (no attempt used).")
+        return PartGrade(part.name, "invalid", 0.0, expected(part), exc.message)
 
 
-def _grade_numeric(part: ProblemPart, value: float) -> PartGrade:
+def _grade_numeric(part: ProblemPart, value: float, digits: int = 3) -> PartGrade:
     assert part.value is not None
     if within(value, part.value, part.tolerance):
         return PartGrade(part.name, "correct", 1.0, expected(part), "Correct.")
     matches = diagnose(part, value)
     if matches:
-        feedback = slip_feedback(matches)
+        feedback = slip_feedback(matches, (value, part.unit, digits))
         if len(matches) == 1:
             return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, matches[0])
         return PartGrade(part.name, "incorrect", 0.0, expected(part), feedback, None, matches)

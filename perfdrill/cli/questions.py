@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -41,7 +42,7 @@ def register(commands: Any) -> None:
         action="append",
         default=[],
         metavar="PART=TEXT",
-        help="an answer; PART is the part's letter on the sheet (a, b, …) or its name",
+        help="an answer; PART is the part's letter (a, b, …) or its name; with --code also (a) or 1a",
     )
     grading.add_argument("--json", action="store_true", help="machine-readable output")
     grading.add_argument("--solution", action="store_true", help="also show the answers and the derivation")
@@ -106,12 +107,54 @@ def parse_answers(pairs: list[str], problem: Problem | None = None) -> dict[str,
     letters = {letter(i): part.name for i, part in enumerate(problem.parts)} if problem else {}
     names = {part.name for part in problem.parts} if problem else set()
     answers = {}
+    for name, text in _pairs(pairs):
+        answers[name if name in names else letters.get(name.lower(), name)] = text
+    return answers
+
+
+def _pairs(pairs: list[str]) -> list[tuple[str, str]]:
+    split = []
     for pair in pairs:
         name, sep, text = pair.partition("=")
-        name = name.strip()
-        if not sep or not name:
+        if not sep or not name.strip():
             raise UsageError(f"--answer {pair!r}: write PART=TEXT, e.g. a='3.2 ms' or runtime='3.2 ms'")
-        answers[name if name in names else letters.get(name.lower(), name)] = text
+        split.append((name.strip(), text))
+    return split
+
+
+# A part as a printed sheet labels it: "a", "(a)", "A", "a)", or with the problem's number, "1a" or "1(a)".
+_SHEET_PART = re.compile(r"(?:(?P<number>\d+)\s*\.?\s*)?\(?\s*(?P<letter>[a-z]+)\s*\)?")
+
+
+def parse_sheet_answers(pairs: list[str], problem: Problem) -> dict[str, str]:
+    """PART=TEXT pairs for the problem a sheet's code names, PART as the sheet prints it. The code
+    names one problem, not its number on the sheet, so "1a" is read as part a only while every
+    answer gives the same number; the template and part names are never shown, only the letters."""
+    by_letter = {letter(i): part.name for i, part in enumerate(problem.parts)}
+    letter_of = {name: label for label, name in by_letter.items()}
+    answers: dict[str, str] = {}
+    numbers: dict[str, str] = {}
+    for typed, text in _pairs(pairs):
+        if typed in by_letter.values():  # the name `grade` prints beside the letter
+            name = typed
+        else:
+            label = _SHEET_PART.fullmatch(typed.lower())
+            if label is None or label["letter"] not in by_letter:
+                parts = ", ".join(by_letter)
+                raise UsageError(
+                    f"--answer {typed}=…: this problem has no part {typed!r}; it has parts {parts}"
+                )
+            if label["number"] is not None:
+                numbers[str(int(label["number"]))] = typed
+            name = by_letter[label["letter"]]
+        if name in answers:
+            raise UsageError(f"--answer {typed}=…: part ({letter_of[name]}) is answered twice")
+        answers[name] = text
+    if len(numbers) > 1:
+        named = " and ".join(numbers.values())
+        raise UsageError(
+            f"--answer {named}: the code names one problem; grade each problem with its own --code"
+        )
     return answers
 
 
@@ -132,7 +175,9 @@ def _graded_problem(args: argparse.Namespace) -> Problem:
 
 def run_grade(args: argparse.Namespace) -> int:
     problem = _graded_problem(args)
-    result = grade(problem, parse_answers(args.answer, problem))
+    printed = args.code is not None  # the student's view: letters as the sheet prints them
+    answers = parse_sheet_answers(args.answer, problem) if printed else parse_answers(args.answer, problem)
+    result = grade(problem, answers)
     if args.json:
         report = result.as_json()
         if args.code is not None:  # a printed problem's expected values are the key's, not the student's

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -16,6 +17,10 @@ class Mistake:
     title: str
     explanation: str
     replace: tuple[tuple[str, str], ...]  # (quantity or ANSWER, expression over that scenario's values)
+    # For a slip that scales the answer: the explanation with the student's own number, {typed}
+    # (and {undone}, it with the slip undone, in the part's {unit}). A fixed example value in its
+    # place would read like the answer.
+    with_number: str = ""
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -23,6 +28,19 @@ class Mistake:
 
     def expressions(self) -> tuple[tuple[str, Expression], ...]:
         return _parsed(self)
+
+    def feedback(self, typed: float, unit: str, digits: int) -> str:
+        """The explanation told to an answer of `typed` (in `unit`) that this slip gives."""
+        if not self.with_number:
+            return self.explanation
+        factor = float(dict(self.expressions())[ANSWER].evaluate(lambda name, scenario: 1.0))
+        undone = plain_number(typed / factor, digits)
+        return self.with_number.format(typed=plain_number(typed, digits), undone=undone, unit=unit)
+
+
+def plain_number(value: float, digits: int) -> str:
+    """`value` to `digits` significant figures, as a person types it: 0.0435, 4.35, 1.33e13."""
+    return re.sub(r"e\+?(-?)0*(\d)", r"e\1\2", f"{value:.{digits}g}")
 
 
 @cache
@@ -32,6 +50,6 @@ def _parsed(mistake: Mistake) -> tuple[tuple[str, Expression], ...]:
     )
 
 
-def slip(mistake_id: str, title: str, explanation: str, **replace: str) -> Mistake:
+def slip(mistake_id: str, title: str, explanation: str, *, with_number: str = "", **replace: str) -> Mistake:
     """A catalogue entry: each keyword is a quantity (or ANSWER) and what the slip puts in its place."""
-    return Mistake(mistake_id, title, explanation, tuple(replace.items()))
+    return Mistake(mistake_id, title, explanation, tuple(replace.items()), with_number)

@@ -48,13 +48,16 @@ REVIEWED: tuple[Mistake, ...] = (
     slip(
         "percent-as-fraction",
         "Typed a fraction for a percent",
-        "The part asks for a percent: 0.198 as a fraction is 19.8%.",
+        "The part asks for a percent, not a fraction: multiply the fraction by 100.",
+        with_number="The part asks for a percent: {typed} as a fraction is {undone} %.",
         answer="answer / 100",
     ),
     slip(
         "base-unit-for-tera",
         "Typed the count in base units where tera- is asked",
-        "A plain number is read in the unit shown next to the part: 1.33e13 FLOP is 13.3 TFLOP.",
+        "A plain number is read in the unit shown next to the part: divide a count in base units by 10^12.",
+        with_number="A plain number is read in the unit shown next to the part ({unit}): "
+        "{typed} in base units is {undone} {unit}.",
         answer="answer * 1e12",
     ),
     slip(

@@ -81,8 +81,7 @@ ROOFLINE: tuple[Mistake, ...] = (
     slip(
         "bidirectional-link",
         "Used the bidirectional link figure",
-        "Datasheets headline both directions added (NVLink 4: 900 GB/s); one send sees one "
-        "direction (450 GB/s).",
+        "Datasheets headline both directions added together; one send sees one direction, half that figure.",
         link_bandwidth="2 * link_bandwidth",
         link_peer_bandwidth="2 * link_peer_bandwidth",
     ),

@@ -99,7 +99,7 @@ TRAINING: tuple[Mistake, ...] = (
     slip(
         "gbit-as-gbyte",
         "Read Gb/s as GB/s",
-        "Network links are quoted in gigabits per second: 400 Gb/s is 50 GB/s.",
+        "Network links are quoted in gigabits per second: divide by 8 for gigabytes per second.",
         network_bandwidth="8 * network_bandwidth",
     ),
     slip(
