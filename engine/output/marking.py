@@ -156,7 +156,6 @@ def _grade_row(path: Path, line: int, row: list[str], header: Header, result: Ma
             result.malformed[label], graded = why, replace(graded, status="invalid", score=0.0, feedback=why)
         elif graded.status == "invalid" and cell:
             result.malformed[label] = f"{cell!r} could not be read"  # not a wrong answer, not an attempt
-            graded = replace(graded, feedback=graded.feedback.removesuffix(" (no attempt used)."))
         result.answers[label], result.grades[label] = cell, graded
 
 
