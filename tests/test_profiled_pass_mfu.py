@@ -73,3 +73,15 @@ def test_a_profiled_chunked_step_implies_at_most_65_percent_mfu() -> None:
         peak = p["chip"].flops("bf16")
         mfu = _mfu(_shown(problem, "params"), tokens, _shown(problem, "mixed_step_time"), p["chips"], peak)
         assert mfu <= CEILING, (problem.seed, mfu)
+
+
+def test_a_profiled_decode_step_implies_at_most_65_percent_mfu() -> None:
+    # serving/decode-profile keeps a GEMM's 70-85% for its measured rates: its steps (batch 8 at most)
+    # are memory-bound, so the model FLOPs of one token per sequence imply far less.
+    for problem in _problems("serving/decode-profile"):
+        p = problem.variant.params
+        peak = p["chip"].flops("bf16")
+        mfu = _mfu(
+            _shown(problem, "params"), p["batch"], _shown(problem, "measured_runtime"), p["chips"], peak
+        )
+        assert mfu <= CEILING, (problem.seed, mfu)
