@@ -180,10 +180,10 @@ class Sections(ABC):
                 if scope is None
                 else None
             )
-            if derated is None and math.isclose(  # an input worked out from what the prompt states,
-                float(values[name]),
-                float(self.variant.inputs[name]),  # where the what-if keeps it
-            ):
+            kept = name in self.variant.inputs and math.isclose(
+                float(values[name]), float(self.variant.inputs[name])
+            )
+            if derated is None and kept:  # an input worked out from what the prompt states, kept here
                 derated = input_step(self.template, self.variant, name, self.shown, self.prompt)
             if derated is not None:  # worked, so the reader sees where the efficiency enters
                 texts[name] = derated.result
