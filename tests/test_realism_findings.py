@@ -5,8 +5,6 @@ Each expected value is a hand derivation or a published figure written here, nev
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from perfdrill.engine.model import load_specs
@@ -34,25 +32,14 @@ def test_hgx_b200_memory_is_what_its_users_get() -> None:
     assert b200.memory.value == 180e9 and "180 GB" in b200.memory.source
 
 
-def test_decode_profile_batch_with_180_gb(run_cli) -> None:
-    # GPT-3 175B on 4 x B200: KV = 2 · 96 layers · 96 heads · 128 · 2 B = 4,718,592 B/token; at 2,048
-    # tokens a sequence holds 9.664 GB. (4 · 180 − 350) GB ÷ 9.664 GB = 38.3 -> 38 (with 192 GB: 43).
-    code, out, err = run_cli(
-        "generate",
-        "--question",
-        "serving/decode-profile",
-        "--count",
-        "2",
-        "--seed",
-        "7302",
-        "--format",
-        "json",
-    )
-    assert code == 0, err
-    first = json.loads(out)[0]
-    assert "4 × NVIDIA B200 (HGX)" in first["prompt"] and "180\u00a0GB each" in first["prompt"]
-    max_batch = next(p for p in first["parts"] if p["name"] == "max_batch")
-    assert max_batch["answer"]["value"] == 38
+def test_decode_profile_batch_with_180_gb() -> None:
+    # GPT-3 175B on 4 x B200: KV = 2 · 96 layers · 96 heads · 128 · 2 B = 4,718,592 B/token; at 1,024
+    # tokens (its 2,048-position window leaves the decoded token a place) a sequence holds 4.832 GB.
+    # (4 · 180 − 350) GB ÷ 4.832 GB = 76.6 -> 76 (with 192 GB: (768 − 350) ÷ 4.832 = 86.5 -> 86).
+    problem = generate(BANK.get("serving/decode-profile"), 392, SPECS)
+    assert "4 × NVIDIA B200 (HGX)" in problem.prompt and "180\u00a0GB each" in problem.prompt
+    assert "| tokens in each sequence's bf16 KV cache | 1,024 |" in problem.prompt
+    assert problem.part("max_batch").value == 76
 
 
 def test_gddr_chips_are_not_called_hbm() -> None:

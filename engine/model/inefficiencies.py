@@ -16,6 +16,11 @@ Public measurements behind the constants (engine docs, cited by the tests that u
   5.3 TB/s (77-80%) in BabelStream-style copy/triad runs (samuel-bohman/AI-benchmarking-guide,
   Azure_Results/ND_*_results.md "HBM Bandwidth"). Host copies reach about 80% of PCIe
   (H100: 51 of 63 GB/s, same source, "NV Bandwidth").
+- Model passes. A whole forward pass (attention, norms, activations and the chips' all-reduces
+  between its GEMMs) keeps a lower share of the peak than its best GEMM: PaLM 540B trained at
+  46.2% MFU and Megatron-LM's 1T-parameter GPT at 52% (163 of 312 TFLOP/s per A100) (Chowdhery et
+  al. 2022, Table 3; Narayanan et al. 2021, Table 1). A profiled prefill-like pass reaches about
+  40-60% MFU; past 65% nobody profiles one.
 - Matmul. The best cuBLAS bf16 matmuls reach 77-87% of the dense peak (A100 SXM 86.9%, H100 SXM
   80.3%, B200 77.6%; MI300X 51-60% with ROCm 6.x) in the "Maximum Achievable Matmul FLOPS"
   table of stas00/ml-engineering compute/accelerator/README.md.
@@ -30,6 +35,7 @@ from perfdrill.engine.model.formulas import SYM, Formula, define, q
 KERNEL_FLOOR = 2e-6  # seconds: the shortest any kernel takes on the GPU (see the module docstring)
 ACHIEVABLE_MEMORY = (0.80, 0.90)  # fraction of datasheet HBM (and PCIe) bandwidth real kernels reach
 ACHIEVABLE_MATMUL = (0.70, 0.85)  # fraction of the dense matmul peak a tuned GEMM reaches
+ACHIEVABLE_PASS_MFU = (0.40, 0.60)  # fraction of the dense peak a whole model pass reaches (its MFU)
 # Values the engine supplies when a question does not set them.
 DEFAULT_INPUTS = {"kernel_floor": KERNEL_FLOOR}
 

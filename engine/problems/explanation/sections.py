@@ -25,6 +25,7 @@ from perfdrill.engine.problems.explanation.values import (
 from perfdrill.engine.problems.explanation.whatifs import (
     back_heading,
     changes,
+    extends,
     moves_with_model,
     set_from,
     setting,
@@ -89,6 +90,10 @@ class Sections(ABC):
             before = self.drafts[-1].scope
             if scope is None:
                 heading = back_heading(self.template, self.variant, before)
+            elif before is not None and extends(self.template, before, scope):
+                # the same case taken one step further: "Then with prompt at 256 tokens instead of
+                # 1,792 tokens", never both what-ifs stacked in one heading again
+                heading = f"Then with {changes(self.template, self.variant, before, scope)}"
             else:  # a what-if as the question tells it, and what goes back to the question's own
                 said = changes(self.template, self.variant, None, scope) or setting(
                     self.template, self.variant, scope
@@ -175,7 +180,10 @@ class Sections(ABC):
                 if scope is None
                 else None
             )
-            if derated is None and scope is None:  # an input worked out from what the prompt states
+            kept = name in self.variant.inputs and math.isclose(
+                float(values[name]), float(self.variant.inputs[name])
+            )
+            if derated is None and kept:  # an input worked out from what the prompt states, kept here
                 derated = input_step(self.template, self.variant, name, self.shown, self.prompt)
             if derated is not None:  # worked, so the reader sees where the efficiency enters
                 texts[name] = derated.result

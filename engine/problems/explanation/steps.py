@@ -21,7 +21,7 @@ from perfdrill.engine.problems.explanation.values import (
     value_text,
     what_if_value,
 )
-from perfdrill.engine.problems.explanation.whatifs import scenario_change
+from perfdrill.engine.problems.explanation.whatifs import changes, extends, scenario_change
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant, spec_inputs
 
@@ -215,6 +215,7 @@ def expression_step(
         return None
     workload = template.workload
     keys = names_in(tree)
+    scopes = {_scope(key) for key in keys}
     values = {key: float(variant.lookup(_name(key), _scope(key))) for key in keys}
     digits = {key: 3 if _name(key) in computed(workload) else GIVEN_DIGITS for key in keys}
     value = float(expression.evaluate(variant.lookup))
@@ -236,6 +237,9 @@ def expression_step(
         title = label_of(workload, renamed(workload, name, variant.values(scope)))
         if scope and name in template.scenarios[scope]:
             return f"{title} in the what-if"  # not "KV cache per token with twice the KV cache per token"
+        base = next((other for other in scopes if extends(template, other, scope)), None)
+        if base is not None:  # read beside the case it extends: said by what it adds to it
+            return f"{title} then with {changes(template, variant, base, scope, brief=True)}"
         words = "" if scope is None else f"with {scenario_change(template, variant, scope)}"
         return f"{title} {words}".strip()
 

@@ -107,6 +107,20 @@ def set_from(template: Template, scope: str | None, name: str) -> str | None:
     return label_of(template.workload, sources.pop()) if len(sources) == 1 and read == sources else None
 
 
+def extends(template: Template, before: str | None, scope: str | None) -> bool:
+    """True where the what-if `scope` keeps every value the what-if `before` sets, on the same chip
+    and model, and sets more: one request on its own, then that request with its prefix cached."""
+    if before is None or scope is None:
+        return False
+    own, further = template.scenarios.get(before, {}), template.scenarios.get(scope, {})
+    return (
+        template.scenario_specs.get(before, {}) == template.scenario_specs.get(scope, {})
+        and bool(own)
+        and set(own) < set(further)
+        and all(further[name].text == expression.text for name, expression in own.items())
+    )
+
+
 def swaps_model(template: Template, scope: str | None) -> bool:
     """True for a scenario that swaps in another model (a draft): worked as its own block, since
     "weight bytes falls from 145 GB to 15.2 GB" compares two different models' figures."""
