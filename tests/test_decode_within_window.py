@@ -128,3 +128,21 @@ def test_every_template_with_a_drawn_context_is_classified() -> None:
         assert template_id in DECODES or template_id in SIZES_ONLY or template_id in OTHER_CONTEXTS, (
             template_id
         )
+
+
+# A request's prompt leaves its first output token a position: a blind solver objected to a
+# 4,096-token prompt on Llama 2 13B (a 4,096-position window), whose answer could not go on.
+PROMPTED = (
+    "prefill_decode/disaggregation-pays",
+    "prefill_decode/kv-transfer",
+    "prefill_decode/time-to-first-token",
+    "serving/chunked-prefill",
+    "serving/chunked-prefill-steps",
+)
+
+
+@pytest.mark.parametrize("template_id", PROMPTED)
+def test_a_prompt_leaves_its_first_output_token_a_position(template_id: str) -> None:
+    for seed, variant in enumerate(_variants(template_id)):
+        prompt = float(variant.lookup("prompt", None))
+        assert prompt + 1 <= _window(variant), (seed, prompt, _window(variant))

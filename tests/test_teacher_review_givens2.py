@@ -115,7 +115,7 @@ def test_no_batch_meets_the_target_is_worked_not_a_bare_zero() -> None:
     read = "- SLO read batch = (memory bandwidth × TPOT SLO − weight bytes) ÷ (KV cache per token × context)"
     assert f"{read} = (600 GB/s × 20 ms − 16.06 GB) ÷ (131.1 kB/token × 1,536 tokens) = −20.2" in lines
     (f,) = [line for line in lines if line.startswith("- **(f)**")]
-    assert f.startswith("- **(f)** SLO fix: SLO latency batch 0 < 1, so no batch meets it")
+    assert f.startswith("- **(f)** SLO fix: SLO latency batch 0 < 1, so **no batch meets it")
 
 
 def test_a_return_to_a_batch_the_prompt_never_states_is_named() -> None:

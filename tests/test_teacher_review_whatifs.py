@@ -13,10 +13,10 @@ NBSP = "\u00a0"
 
 def test_a_verdict_step_is_labelled_by_its_comparison_not_a_verdict() -> None:
     """speculative/draft-length (d), seed 75845 (teacher set 4, P218) printed "Speculation pays:
-    speed-up 0.89 ≤ 1, so speculation does not pay". 1.21 ÷ (0.36 + 1) = 0.89 ≤ 1: it does not pay."""
+    speed-up 0.89 ≤ 1, so **speculation does not pay**". 1.21 ÷ (0.36 + 1) = 0.89 ≤ 1: it does not pay."""
     lines = _lines("speculative/draft-length", 75845)
     assert (
-        "- **(d)** Speculation against plain decoding: speed-up 0.89 ≤ 1, so speculation does not pay"
+        "- **(d)** Speculation against plain decoding: speed-up 0.89 ≤ 1, so **speculation does not pay**"
         in lines
     )
     assert not any("Speculation pays:" in line for line in lines)
@@ -28,7 +28,7 @@ def test_the_ring_term_step_names_the_comparison() -> None:
     lines = _lines("parallelism/alpha-beta", 107795)
     assert (
         "- **(b)** Larger term: all-reduce time 781 µs > 2 × link latency × (GPUs taking part − 1)"
-        " = 2 × 8 µs × (8 − 1) = 112 µs, so bandwidth-bound" in lines
+        " = 2 × 8 µs × (8 − 1) = 112 µs, so **bandwidth-bound**" in lines
     )
     assert not any("Latency bound:" in line for line in lines)
 
@@ -38,7 +38,7 @@ def test_the_fit_step_names_the_comparison() -> None:
     19.9 GB against 96 GB, which fits."""
     lines = _lines("performance_model/fits-sweep", 1)
     assert any(
-        line.endswith("Memory check at batch 1: memory needed 19.9 GB ≤ system memory 96 GB, so it fits")
+        line.endswith("Memory check at batch 1: memory needed 19.9 GB ≤ system memory 96 GB, so **it fits**")
         for line in lines
     )
     assert not any("Fits" in line for line in lines)

@@ -86,8 +86,13 @@ def explanation_lines(problem: Problem) -> list[ExplanationLine]:
 
 
 def _step_line(step: Step, letters: str) -> ExplanationLine:
-    decided = step.formula is None or bool(step.reasons)  # ends in a phrase, not in a result
-    return ExplanationLine("item", step.line(), letters, "" if decided or not letters else step.result)
+    """A step; one that answers a part ends in its answer (a result, or a decided case's phrase),
+    which is shown in bold."""
+    if not letters or (step.formula is not None and step.reasons):  # ", since …" follows the result
+        answer = ""
+    else:
+        answer = (step.phrase or "") if step.formula is None else step.result
+    return ExplanationLine("item", step.line(), letters, answer)
 
 
 def explanation_markdown(problem: Problem) -> str:
