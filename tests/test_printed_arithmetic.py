@@ -34,9 +34,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.model.explain import Step
-from perfdrill.engine.model.maths import text
+from perfdrill.engine.model.display_nodes import text
 from perfdrill.engine.model.printed import extra_figures
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import Problem, generate
 from tests.printed_arithmetic import (
@@ -183,7 +183,7 @@ def test_the_reader_catches_what_issue_21_found() -> None:
     nbsp = "\u00a0"
 
     def step(substituted: str, result: str) -> Step:
-        from perfdrill.engine.model.maths import word
+        from perfdrill.engine.model.display_nodes import word
 
         return Step("x", "x", word("formula"), word(substituted), result, 0.0)
 

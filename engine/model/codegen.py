@@ -7,7 +7,7 @@ into, or imported from, a cache folder, and tests/test_codegen.py fails when eit
 Each generated module holds one function per distinct formula plus the metadata explanations need:
 unit, meaning, the formula as text, and a substitution template whose {name} fields take values.
 `generated_display.py` holds what worked explanations show: each quantity's label and its formula
-as a small tree of nested tuples (see `display_tree`), which explain.py simplifies for a variant
+as a small tree of nested tuples (see `display_tree`), which simplifier.py simplifies for a variant
 and writes as Unicode, Typst or MathML without sympy.
 """
 
@@ -20,9 +20,9 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
+from perfdrill.engine.model.formula_trees import FUNCTIONS
 from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula
 from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS
-from perfdrill.engine.model.maths import FUNCTIONS
 from perfdrill.engine.model.spoken import spoken
 from perfdrill.engine.model.workloads import WORKLOADS
 
@@ -133,7 +133,7 @@ class _Order:
         return (2, self.computed.setdefault(node, len(self.computed)))
 
     def ranks(self) -> dict[str, int]:
-        """Every name's place in the order, for explain.py to keep after it simplifies a product."""
+        """Every name's place in the order, for simplifier.py to keep after it simplifies a product."""
         names = [*self.inputs, *self.computed]
         return {name: index for index, name in enumerate(sorted(names, key=self.key))}
 

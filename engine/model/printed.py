@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 from perfdrill.engine.errors import PerfdrillError
-from perfdrill.engine.model.maths import Tree, evaluate
+from perfdrill.engine.model.formula_trees import Tree, evaluate
 from perfdrill.engine.model.numbers import FIGURE, NBSP
 from perfdrill.engine.model.units import parse_quantity
 
