@@ -270,8 +270,9 @@ def test_a_result_on_a_rounding_tie_gets_the_figures_that_reach_it() -> None:
     20.5333… ms, and critical tokens = 20.5333… ms × 2.25 PFLOP/s × 0.55 ÷ (4 × 9.24B) =
     2 × 2.25e15 × 0.55 ÷ (900e9 × 4) = 687.5 exactly, which the key rounds to 688. Figures rounded
     to the nearest approach 687.5 from below: 20.5 ms gives 686.38 and 20.5333 ms 687.4989, both
-    687. Ten figures, 20.53333333 ms, give 687.49999989, a ten-billionth short: 687.5 as a float's
-    noise is read, so 688; nine, 20.5333333 ms, give 687.4999989, two billionths short."""
+    687. Ten figures, 20.53333333 ms, give 687.49999989: 1.1e-7 short of 687.5, within the reader's
+    slack of a billionth of the result (6.9e-7), so 688; nine, 20.5333333 ms, give 687.4999989,
+    1.1e-6 short, which is not."""
     nbsp = "\u00a0"
     tokens = f"{{}}{nbsp}ms × 2.25{nbsp}PFLOP/s × 0.55 ÷ (4 × 9.24B{nbsp}params)"
     before = f"20.5{nbsp}ms 2.25{nbsp}PFLOP/s 55 % 9.24B{nbsp}params formula"
