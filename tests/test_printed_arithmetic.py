@@ -265,6 +265,28 @@ def test_a_whole_count_is_exact_from_its_printed_figures() -> None:
     assert extra_figures(tree, lambda extra: shown[min(extra, 1)], units.__getitem__, "378", "1") == 1
 
 
+def test_a_whole_count_is_exact_in_the_key_and_as_a_reader_works_it() -> None:
+    """performance_model/optimal-batch --seed 347 gives 8 chips of 756 TFLOP/s and 2 TB/s and a
+    69B-parameter model at 2 B/param: the weight-matmul knee batch is ⌈8 × 756e12 × 2 ÷ (2 × 8 ×
+    2e12)⌉ = ⌈6.048e15 ÷ 16e12⌉ = ⌈378⌉ = 378 (the params cancel: weight bytes ÷ params = 2).
+    Floats made the key 379, and the step's figures, 6.048 PFLOP/s × 138 GB ÷ (2 × 16 TB/s × 69B),
+    gave a reader 379 too."""
+    nbsp = "\u00a0"
+    problem = generate(BANK.get("performance_model/optimal-batch"), 347, SPECS)
+    givens = {
+        given.label: given.value for section in problem.explanation.sections for given in section.givens
+    }
+    assert (givens["chips"], givens["peak FLOP/s"], givens["memory bandwidth"]) == (
+        "8",
+        f"756{nbsp}TFLOP/s",
+        f"2{nbsp}TB/s",
+    )
+    assert givens["bytes per weight"] == f"2{nbsp}B/param"
+    assert next(part.value for part in problem.parts if part.name == "per_op") == 378
+    assert face_value(f"⌈6.048{nbsp}PFLOP/s × 138{nbsp}GB ÷ (2 × 16{nbsp}TB/s × 69B{nbsp}params)⌉") == 378
+    assert problem_faults(problem) == []
+
+
 def test_a_result_on_a_rounding_tie_gets_the_figures_that_reach_it() -> None:
     """training/dp-overlap --seed 17967029: all-reduce time = 2 × 18.48 GB ÷ (2 × 900 GB/s) =
     20.5333… ms, and critical tokens = 20.5333… ms × 2.25 PFLOP/s × 0.55 ÷ (4 × 9.24B) =

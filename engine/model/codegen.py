@@ -42,6 +42,22 @@ class _ArrayPrinter(NumPyPrinter):
     def _print_Min(self, expr: sympy.Min) -> str:
         return self._pairwise("minimum", expr.args)
 
+    def _print_ceiling(self, expr: sympy.ceiling) -> str:  # as _ScalarPrinter's, element by element
+        return f"numpy.ceil(whole_if_noise_array({self._print(expr.args[0])}))"
+
+    def _print_floor(self, expr: sympy.floor) -> str:
+        return f"numpy.floor(whole_if_noise_array({self._print(expr.args[0])}))"
+
+
+class _ScalarPrinter(PythonCodePrinter):
+    """A floor or ceiling reads a whole number but for float noise as that number (float_noise.py)."""
+
+    def _print_ceiling(self, expr: sympy.ceiling) -> str:
+        return f"math.ceil(whole_if_noise({self._print(expr.args[0])}))"
+
+    def _print_floor(self, expr: sympy.floor) -> str:
+        return f"math.floor(whole_if_noise({self._print(expr.args[0])}))"
+
 
 def _pretty(text: str) -> str:
     for old, new in (("**", "^"), ("*", "·"), ("Max(", "max("), ("Min(", "min("), ("ceiling(", "ceil(")):
@@ -61,12 +77,15 @@ def generate_source(vector: bool) -> str:
     printer = (
         _ArrayPrinter({"fully_qualified_modules": True})
         if vector
-        else PythonCodePrinter({"fully_qualified_modules": True})
+        else _ScalarPrinter({"fully_qualified_modules": True})
     )
     functions: dict[str, str] = {}  # srepr -> function name
     lines = [
         _HEADER,
         "import math" if not vector else "import numpy",
+        "",
+        "from perfdrill.engine.model.float_noise import "
+        + ("whole_if_noise_array" if vector else "whole_if_noise"),
         "",
     ]
     table: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {}

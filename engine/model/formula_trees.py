@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from perfdrill.engine.model.float_noise import whole_if_noise
+
 Tree = Any  # str | int | float | bool | tuple
 
 _TESTS: dict[str, Callable[[float, float], bool]] = {
@@ -32,29 +34,19 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
-def evaluate(tree: Tree, values: Mapping[str, Any], *, exact_counts: bool = False) -> Any:
-    """The value of `tree` with `values` for its names (a condition gives a bool).
-
-    With `exact_counts`, a floor or ceiling whose argument is a whole number but for float noise
-    takes it as that number, as exact arithmetic on printed figures does: 6.048 PFLOP/s × 16.06 GB
-    ÷ (2 × 16 TB/s × 8.03B) is 378, whose ceiling is 378, not the 379 of 378.00000000000006."""
+def evaluate(tree: Tree, values: Mapping[str, Any]) -> Any:
+    """The value of `tree` with `values` for its names (a condition gives a bool). A floor or
+    ceiling of a whole number but for float noise is that number, as in the generated formulas."""
     if isinstance(tree, str):
         return float(values[tree])
     if not isinstance(tree, tuple):
         return tree
     head, *args = tree
-    exact = {"exact_counts": exact_counts}
     if head == "pw":
-        return next(
-            evaluate(value, values, **exact)
-            for value, condition in args
-            if evaluate(condition, values, **exact)
-        )
+        return next(evaluate(value, values) for value, condition in args if evaluate(condition, values))
     if head in _TESTS:
-        return _TESTS[head](evaluate(args[0], values, **exact), evaluate(args[1], values, **exact))
-    parts = [evaluate(arg, values, **exact) for arg in args]
-    if exact_counts and head in ("floor", "ceil"):
-        parts = [_whole_if_noise(parts[0])]
+        return _TESTS[head](evaluate(args[0], values), evaluate(args[1], values))
+    parts = [evaluate(arg, values) for arg in args]
     if head == "+":
         return sum(parts)
     if head == "*":
@@ -64,20 +56,14 @@ def evaluate(tree: Tree, values: Mapping[str, Any], *, exact_counts: bool = Fals
     functions: dict[str, Callable[..., Any]] = {
         "max": max,
         "min": min,
-        "floor": math.floor,
-        "ceil": math.ceil,
+        "floor": lambda x: math.floor(whole_if_noise(x)),
+        "ceil": lambda x: math.ceil(whole_if_noise(x)),
         "and": lambda *c: all(c),
         "or": lambda *c: any(c),
         "not": lambda c: not c,
         **FUNCTIONS,
     }
     return functions[head](*parts)
-
-
-def _whole_if_noise(value: float) -> float:
-    """`value`, or the whole number it is within float noise of (a few ulps over a dozen steps)."""
-    whole = round(value)
-    return float(whole) if abs(value - whole) <= 1e-12 * max(abs(value), 1.0) else value
 
 
 def names_in(tree: Tree) -> list[str]:
