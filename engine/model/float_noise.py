@@ -1,4 +1,4 @@
-"""Whole numbers that float arithmetic lands beside: 0.5 × 6.048e15 × 16.06e9 ÷ (8.03e9 × 16e12)
+"""Whole numbers that float arithmetic lands beside: 0.5 × 6.048e15 × 138e9 ÷ (69e9 × 16e12)
 is 378 exactly, but floats make it 378.00000000000006, whose ceiling 379 is wrong. Every floor and
 ceiling the engine takes (the generated formulas, formula trees worked from printed figures) reads
 such a value as the whole number it stands for.
