@@ -253,7 +253,7 @@ class _Parser:
             inner = self.expression()
             self.take("⌋" if text == "⌊" else "⌉")
             rounding = math.floor if text == "⌊" else math.ceil
-            return inner.map(rounding)
+            return inner.map(lambda bound: rounding(_exact_whole(bound)))
         if text == "√":
             inner = self.atom()
             return Interval(math.sqrt(max(inner.low, 0.0)), math.sqrt(max(inner.high, 0.0)))
@@ -271,6 +271,14 @@ class _Parser:
             function = {"log₂": math.log2, "log": math.log, "exp": math.exp}[name]
             return args[0].map(function)
         raise PrintedError(f"unexpected {text!r}")
+
+
+def _exact_whole(value: float) -> float:
+    """A bound as exact arithmetic gives it: 6.048 × 138 ÷ (2 × 16 × 69) × 1,000 is 378, which
+    floats make 378.00000000000006 (a teacher's ceiling is 378, not 379)."""
+    if math.isfinite(value) and abs(value - round(value)) <= 1e-12 * max(abs(value), 1.0):
+        return float(round(value))
+    return value
 
 
 def evaluate(text: str) -> Interval:

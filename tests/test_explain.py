@@ -22,11 +22,13 @@ from perfdrill.engine.model import (
     load_specs,
     model_inputs,
 )
+from perfdrill.engine.model.display_nodes import display, text, word
 from perfdrill.engine.model.evaluation import INPUTS
-from perfdrill.engine.model.explain import derivation, label_of
-from perfdrill.engine.model.maths import Simplifier, display, text, word
-from perfdrill.engine.model.maths import evaluate as evaluate_tree
+from perfdrill.engine.model.explain import derivation
+from perfdrill.engine.model.formula_trees import evaluate as evaluate_tree
 from perfdrill.engine.model.printed import shows_order
+from perfdrill.engine.model.quantity_text import label_of
+from perfdrill.engine.model.simplifier import Simplifier
 
 SPECS = load_specs([])
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.model.explain import Step
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import Problem, generate
 from tests.reading import broken_rules, readable

@@ -34,8 +34,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.model.explain import Step
-from perfdrill.engine.model.maths import text
+from perfdrill.engine.model.display_nodes import text
+from perfdrill.engine.model.printed import extra_figures
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import Problem, generate
 from tests.printed_arithmetic import (
@@ -182,7 +183,7 @@ def test_the_reader_catches_what_issue_21_found() -> None:
     nbsp = "\u00a0"
 
     def step(substituted: str, result: str) -> Step:
-        from perfdrill.engine.model.maths import word
+        from perfdrill.engine.model.display_nodes import word
 
         return Step("x", "x", word("formula"), word(substituted), result, 0.0)
 
@@ -244,6 +245,72 @@ def test_the_reader_catches_a_reason_that_does_not_hold_as_printed() -> None:
     assert reason_faults("the timed code copies its data through the host", "") == []  # words
 
 
+def test_a_whole_count_is_exact_from_its_printed_figures() -> None:
+    """A ceiling (like a floor) is worked exactly from its figures: performance_model/optimal-batch
+    --seed 31187213 prints system FLOP/s 8 × 756 TFLOP/s = 6.048 PFLOP/s and weight bytes 8.03B ×
+    2 B = 16.06 GB. 6.048e15 × 16.06e9 = 9.713088e25 and 2 × 16e12 × 8.03e9 = 2.5696e23, whose
+    quotient is 378 exactly, so ⌈…⌉ is 378; floats make it 378.00000000000006, whose ceiling 379
+    no teacher writes. To 3 figures, 6.05 × 16.1 ÷ (2 × 16 × 8.03) = 379.07, whose ceiling is 380."""
+    nbsp = "\u00a0"
+    knee = f"⌈6.048{nbsp}PFLOP/s × 16.06{nbsp}GB ÷ (2 × 16{nbsp}TB/s × 8.03B{nbsp}params)⌉"
+    assert face_value(knee) == 378
+    assert face_value(knee.replace("6.048", "6.05").replace("16.06", "16.1")) == 380
+    assert face_value(f"⌊6.048{nbsp}PFLOP/s × 16.06{nbsp}GB ÷ (2 × 16{nbsp}TB/s × 8.03B{nbsp}params)⌋") == 378
+    tree = ("ceil", ("*", "flops", ("^", "bandwidth", -1), ("^", "params", -1), "weights", ("^", 2, -1)))
+    shown = {  # as the step prints each figure with 0 or 1 more figures
+        0: {"flops": "6.05 PFLOP/s", "bandwidth": "16 TB/s", "params": "8.03B", "weights": "16.1 GB"},
+        1: {"flops": "6.048 PFLOP/s", "bandwidth": "16 TB/s", "params": "8.03B", "weights": "16.06 GB"},
+    }
+    units = {"flops": "FLOP/s", "bandwidth": "B/s", "params": "parameter", "weights": "B"}
+    assert extra_figures(tree, lambda extra: shown[min(extra, 1)], units.__getitem__, "378", "1") == 1
+
+
+def test_a_whole_count_is_exact_in_the_key_and_as_a_reader_works_it() -> None:
+    """performance_model/optimal-batch --seed 347 gives 8 chips of 756 TFLOP/s and 2 TB/s and a
+    69B-parameter model at 2 B/param: the weight-matmul knee batch is ⌈8 × 756e12 × 2 ÷ (2 × 8 ×
+    2e12)⌉ = ⌈6.048e15 ÷ 16e12⌉ = ⌈378⌉ = 378 (the params cancel: weight bytes ÷ params = 2).
+    Floats made the key 379, and the step's figures, 6.048 PFLOP/s × 138 GB ÷ (2 × 16 TB/s × 69B),
+    gave a reader 379 too."""
+    nbsp = "\u00a0"
+    problem = generate(BANK.get("performance_model/optimal-batch"), 347, SPECS)
+    givens = {
+        given.label: given.value for section in problem.explanation.sections for given in section.givens
+    }
+    assert (givens["chips"], givens["peak FLOP/s"], givens["memory bandwidth"]) == (
+        "8",
+        f"756{nbsp}TFLOP/s",
+        f"2{nbsp}TB/s",
+    )
+    assert givens["bytes per weight"] == f"2{nbsp}B/param"
+    assert next(part.value for part in problem.parts if part.name == "per_op") == 378
+    assert face_value(f"⌈6.048{nbsp}PFLOP/s × 138{nbsp}GB ÷ (2 × 16{nbsp}TB/s × 69B{nbsp}params)⌉") == 378
+    assert problem_faults(problem) == []
+
+
+def test_a_result_on_a_rounding_tie_gets_the_figures_that_reach_it() -> None:
+    """training/dp-overlap --seed 17967029: all-reduce time = 2 × 18.48 GB ÷ (2 × 900 GB/s) =
+    20.5333… ms, and critical tokens = 20.5333… ms × 2.25 PFLOP/s × 0.55 ÷ (4 × 9.24B) =
+    2 × 2.25e15 × 0.55 ÷ (900e9 × 4) = 687.5 exactly, which the key rounds to 688. Figures rounded
+    to the nearest approach 687.5 from below: 20.5 ms gives 686.38 and 20.5333 ms 687.4989, both
+    687. Ten figures, 20.53333333 ms, give 687.49999989: 1.1e-7 short of 687.5, within the reader's
+    slack of a billionth of the result (6.9e-7), so 688; nine, 20.5333333 ms, give 687.4999989,
+    1.1e-6 short, which is not."""
+    nbsp = "\u00a0"
+    tokens = f"{{}}{nbsp}ms × 2.25{nbsp}PFLOP/s × 0.55 ÷ (4 × 9.24B{nbsp}params)"
+    before = f"20.5{nbsp}ms 2.25{nbsp}PFLOP/s 55 % 9.24B{nbsp}params formula"
+    for short in ("20.5", "20.5333", "20.5333333"):
+        assert arithmetic_faults(tokens.format(short), f"688{nbsp}tokens", before), short
+    assert arithmetic_faults(tokens.format("20.53333333"), f"688{nbsp}tokens", before) == []
+    tree = ("*", ("^", "params", -1), "time", "flops", "mfu", ("^", 4, -1))
+    units = {"params": "parameter", "time": "s", "flops": "FLOP/s", "mfu": "1"}
+
+    def shown(extra: int) -> dict[str, str]:
+        time = "20.5" + "3" * extra
+        return {"params": "9.24B", "time": f"{time} ms", "flops": "2.25 PFLOP/s", "mfu": "0.55"}
+
+    assert extra_figures(tree, shown, units.__getitem__, "688 tokens", "token") == 7
+
+
 @pytest.mark.parametrize(
     ("template_id", "seed", "before_the_fix"),
     [
@@ -262,6 +329,23 @@ def test_the_reasons_that_failed_before_now_hold_as_printed(
     problem = generate(BANK.get(template_id), seed, SPECS)
     reasons = [text(reason) for step, _ in _walk(problem) for reason in step.reasons]
     assert reasons and before_the_fix not in reasons
+    assert problem_faults(problem) == []
+
+
+@pytest.mark.parametrize(
+    ("template_id", "seed", "before_the_fix"),
+    [
+        ("performance_model/optimal-batch", 31187213, "⌈6.05\u00a0PFLOP/s × 16.1\u00a0GB"),
+        ("performance_model/optimal-batch", 32129774, "⌈3.02\u00a0PFLOP/s × 16.1\u00a0GB"),
+        ("training/dp-overlap", 17967029, "= 20.5\u00a0ms × 2.25\u00a0PFLOP/s"),
+    ],
+)
+def test_the_steps_that_failed_at_100_seeds_now_recompute(
+    template_id: str, seed: int, before_the_fix: str
+) -> None:
+    problem = generate(BANK.get(template_id), seed, SPECS)
+    lines = [step.line() for step, _ in _walk(problem)]
+    assert lines and not any(before_the_fix in line for line in lines)
     assert problem_faults(problem) == []
 
 

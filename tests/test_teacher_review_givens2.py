@@ -5,7 +5,7 @@ hand in the test from what the prompt shows."""
 from __future__ import annotations
 
 from perfdrill.engine.model import load_specs
-from perfdrill.engine.model.maths import Simplifier
+from perfdrill.engine.model.simplifier import Simplifier
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import answer_digits, generate
 from tests.helpers import key_lines as _lines

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from perfdrill.engine.model import generated_display, load_specs
-from perfdrill.engine.model.explain import Step
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.output.markdown import explanation_lines
 from perfdrill.engine.problems.bank import load_bank
 from perfdrill.engine.problems.generation import Problem, generate

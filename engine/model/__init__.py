@@ -15,7 +15,7 @@ from perfdrill.engine.model.evaluation import (
     info,
     workload_names,
 )
-from perfdrill.engine.model.explain import Derivation, Step, derivation, display, label, label_of
+from perfdrill.engine.model.explain import Derivation, derivation
 from perfdrill.engine.model.formula_inputs import (
     TRAINING_CONVENTIONS,
     Hardware,
@@ -25,9 +25,11 @@ from perfdrill.engine.model.formula_inputs import (
     training_bytes_per_param,
 )
 from perfdrill.engine.model.input_bounds import Implausible, implausible
+from perfdrill.engine.model.quantity_text import display, label, label_of
 from perfdrill.engine.model.spec_files import load_specs
 from perfdrill.engine.model.specs import COMPUTE_DTYPES, DTYPE_BYTES, Chip, Model, Sourced, SpecBook
 from perfdrill.engine.model.units import format_quantity, parse_quantity, registry
+from perfdrill.engine.model.worked_step import Step
 
 __all__ = [
     "COMPUTE_DTYPES",

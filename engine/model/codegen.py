@@ -7,7 +7,7 @@ into, or imported from, a cache folder, and tests/test_codegen.py fails when eit
 Each generated module holds one function per distinct formula plus the metadata explanations need:
 unit, meaning, the formula as text, and a substitution template whose {name} fields take values.
 `generated_display.py` holds what worked explanations show: each quantity's label and its formula
-as a small tree of nested tuples (see `display_tree`), which explain.py simplifies for a variant
+as a small tree of nested tuples (see `display_tree`), which simplifier.py simplifies for a variant
 and writes as Unicode, Typst or MathML without sympy.
 """
 
@@ -20,9 +20,9 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
+from perfdrill.engine.model.formula_trees import FUNCTIONS
 from perfdrill.engine.model.formulas import INPUT_LABELS, INPUTS, WHOLE_INPUTS, Formula
 from perfdrill.engine.model.inefficiencies import DEFAULT_INPUTS
-from perfdrill.engine.model.maths import FUNCTIONS
 from perfdrill.engine.model.spoken import spoken
 from perfdrill.engine.model.workloads import WORKLOADS
 
@@ -41,6 +41,22 @@ class _ArrayPrinter(NumPyPrinter):
 
     def _print_Min(self, expr: sympy.Min) -> str:
         return self._pairwise("minimum", expr.args)
+
+    def _print_ceiling(self, expr: sympy.ceiling) -> str:  # as _ScalarPrinter's, element by element
+        return f"numpy.ceil(whole_if_noise_array({self._print(expr.args[0])}))"
+
+    def _print_floor(self, expr: sympy.floor) -> str:
+        return f"numpy.floor(whole_if_noise_array({self._print(expr.args[0])}))"
+
+
+class _ScalarPrinter(PythonCodePrinter):
+    """A floor or ceiling reads a whole number but for float noise as that number (float_noise.py)."""
+
+    def _print_ceiling(self, expr: sympy.ceiling) -> str:
+        return f"math.ceil(whole_if_noise({self._print(expr.args[0])}))"
+
+    def _print_floor(self, expr: sympy.floor) -> str:
+        return f"math.floor(whole_if_noise({self._print(expr.args[0])}))"
 
 
 def _pretty(text: str) -> str:
@@ -61,12 +77,15 @@ def generate_source(vector: bool) -> str:
     printer = (
         _ArrayPrinter({"fully_qualified_modules": True})
         if vector
-        else PythonCodePrinter({"fully_qualified_modules": True})
+        else _ScalarPrinter({"fully_qualified_modules": True})
     )
     functions: dict[str, str] = {}  # srepr -> function name
     lines = [
         _HEADER,
         "import math" if not vector else "import numpy",
+        "",
+        "from perfdrill.engine.model.float_noise import "
+        + ("whole_if_noise_array" if vector else "whole_if_noise"),
         "",
     ]
     table: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {}
@@ -133,7 +152,7 @@ class _Order:
         return (2, self.computed.setdefault(node, len(self.computed)))
 
     def ranks(self) -> dict[str, int]:
-        """Every name's place in the order, for explain.py to keep after it simplifies a product."""
+        """Every name's place in the order, for simplifier.py to keep after it simplifies a product."""
         names = [*self.inputs, *self.computed]
         return {name: index for index, name in enumerate(sorted(names, key=self.key))}
 

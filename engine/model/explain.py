@@ -5,189 +5,30 @@ terms that are 0 vanish (a dense model has no MoE term, an untied model no tie t
 formula keeps the case it takes and says why, and a quantity that becomes another one's alias
 (system FLOP/s of one chip at full MFU is its peak) is not a step at all. What is left is visited
 dependencies first, in the order the formulas read them. Labels stand for the quantities, so no
-identifier ever reaches a reader.
+identifier ever reaches a reader. simplifier.py does the simplifying; worked_step.py writes each
+line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from dataclasses import dataclass
 from typing import Any
 
 from perfdrill.engine.model import generated_display
-from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.maths import (
-    Node,
-    Reason,
-    Simplifier,
-    Tree,
-    evaluate,
-    names_in,
-    op,
-    quantity,
-    relation,
-    row,
-    text,
-    word,
-)
-from perfdrill.engine.model.maths import (
-    display as display_node,
-)
-from perfdrill.engine.model.numbers import NBSP, format_base_in, format_quantity
-from perfdrill.engine.model.printed import MOST_EXTRA_FIGURES, extra_figures, shows_order
-from perfdrill.engine.model.spoken import spoken
+from perfdrill.engine.model.evaluation import INPUTS, computed
+from perfdrill.engine.model.formula_trees import Tree, names_in
+from perfdrill.engine.model.simplifier import Reason, Simplifier
+from perfdrill.engine.model.worked_step import Step, StepContext, build_step
 
 # Counts whose factor of 1 still teaches something (MQA's one KV head, one input and one output).
 _COUNTED_EVEN_AT_ONE = frozenset({"heads", "kv_heads", "inputs", "outputs"})
-
-
-def label_of(workload: str, name: str) -> str:
-    """What a person calls a quantity ("KV cache per token"); any other name reads with spaces."""
-    entry = generated_display.QUANTITIES.get(f"{name}@{workload}")
-    if entry is not None:
-        return str(entry[0])
-    return str(generated_display.INPUT_LABELS.get(name, spoken(name)))
-
-
-def is_whole(workload: str, name: str) -> bool:
-    """True for a count (batch, chips, the largest batch): never shown with a fraction."""
-    entry = generated_display.QUANTITIES.get(f"{name}@{workload}")
-    return bool(entry[2]) if entry is not None else name in generated_display.WHOLE_INPUTS
-
-
-def label(workload: str, name: str, value: Any) -> str | None:
-    """The word for a yes/no quantity's value ("compute", "memory", "yes"…), or None for a number."""
-    labels = info(workload, name).labels
-    return None if labels is None else labels[round(float(value))]
-
-
-def phrase(workload: str, name: str, value: Any) -> str | None:
-    """A categorical value in a sentence ("memory-bound", "it fits"), or None for a number."""
-    word_ = label(workload, name, value)
-    entry = generated_display.QUANTITIES.get(f"{name}@{workload}")
-    phrases = entry[1] if entry is not None else None
-    return phrases[round(float(value))] if phrases else word_
-
-
-def display(
-    workload: str,
-    name: str,
-    value: Any,
-    *,
-    binary: bool = False,
-    unit: str | None = None,
-    digits: int = 3,
-    asked_in: str | None = None,
-    whole_count: bool = True,
-) -> str:
-    """A value as a person reads it: units with prefixes, or the label of a yes/no quantity.
-
-    `unit` serves names the engine does not know (a template's own derived value); `asked_in` is
-    the unit a part asks this value in ("GB", "ms"): it is then written in that unit, as the key is.
-    A count is shown whole unless `whole_count` is False (a step that needs its fraction).
-    """
-    if asked_in is not None and (unit is not None or label(workload, name, value) is None):
-        return format_base_in(float(value), asked_in, digits=digits)
-    if unit is None:
-        word_ = label(workload, name, value)
-        if word_ is not None:
-            return word_
-        unit = info(workload, name).unit
-    whole = whole_count and is_whole(workload, name)
-    return format_quantity(float(value), unit, digits=digits, binary=binary, whole_number=whole)
-
-
-# Givens are shown with a figure more than results: a spec's 1.555 TB/s is not rounded to 1.56.
-GIVEN_DIGITS = 4
-
-
-@dataclass(frozen=True)
-class Step:
-    """One line of working: `label = formula = substituted = result`, or for a case decided by a
-    comparison, `label: reasons, so phrase`."""
-
-    name: str
-    label: str
-    formula: Node | None  # in labels; None where comparisons decide a categorical value
-    substituted: Node | None  # with values; None where it would only repeat the result
-    result: str
-    value: float
-    reasons: tuple[Node, ...] = ()
-    phrase: str | None = None  # a categorical result in a sentence
-    doc: str = ""
-
-    @cached_property
-    def shown_formula(self) -> Node | None:
-        """The formula, unless it only repeats the result (a case that picks a constant: "best
-        draft length = 2, since…", not "= 2 = 2")."""
-        return None if self.formula is None or text(self.formula) == self.result else self.formula
-
-    def line(self) -> str:
-        """The step as one line of Unicode text."""
-        why = ", ".join(text(reason) for reason in self.reasons)
-        if self.formula is None:
-            said = f"{self.label[0].upper()}{self.label[1:]}: "
-            return said + (f"{why}, so {self.phrase}" if why else f"{self.phrase}")
-        formula = [] if self.shown_formula is None else [text(self.shown_formula)]
-        pieces = [self.label, *formula] if self.label else formula
-        if self.substituted is not None:
-            pieces.append(text(self.substituted))
-        pieces.append(self.result)
-        return " = ".join(pieces) + (f", since {why}" if why else "")
 
 
 @dataclass(frozen=True)
 class Derivation:
     steps: tuple[Step, ...]
     givens: tuple[str, ...]  # the given names the steps read, in the order they are first read
-
-
-@dataclass
-class _Context:
-    workload: str
-    values: Mapping[str, Any]
-    given: Collection[str]
-    binary: Collection[str]
-    units: Mapping[str, str]
-    table: frozenset[str] = field(default_factory=frozenset)
-    asked_in: Mapping[str, str] = field(default_factory=dict)  # name -> the unit a part asks it in
-    shown: dict[str, str] = field(default_factory=dict)  # each value is formatted once
-
-    def value_text(self, name: str) -> str:
-        if name not in self.shown:
-            self.shown[name] = self._text(name)
-        return self.shown[name]
-
-    def _text(self, name: str, extra: int = 0) -> str:
-        given = name not in self.table  # an input; a quantity worked out, even if overridden, gets 3
-        return display(
-            self.workload,
-            name,
-            self.values[name],
-            # in GiB as its source quotes it, unless an earlier line wrote it in GB (34.36 GB)
-            binary=name in self.binary and self.shown.get(name, "iB").endswith("iB"),
-            unit=self.units.get(name),
-            digits=(GIVEN_DIGITS if given else 3) + extra,
-            asked_in=self.asked_in.get(name),
-            whole_count=extra == 0,  # 655.6, where the whole 656 would not give the result
-        )
-
-    def figure(self, name: str, extra: int = 0) -> str:
-        """A value inside arithmetic: a yes/no quantity as the 1 or 0 it counts as, never its words;
-        with `extra` figures where the step needs them to recompute its result."""
-        if self.categorical(name):
-            return format_quantity(float(self.values[name]), "1")
-        return self.value_text(name) if extra == 0 else self._text(name, extra)
-
-    def unit_of(self, name: str) -> str:
-        """The engine unit a name's value is in."""
-        if self.categorical(name):
-            return "1"
-        return self.units.get(name) or info(self.workload, name).unit
-
-    def categorical(self, name: str) -> bool:
-        return name in self.table and info(self.workload, name).labels is not None
 
 
 def derivation(
@@ -213,7 +54,7 @@ def derivation(
     `asked_in` the unit a part asks a name in, which every line showing it keeps; `settled` the
     (larger, smaller) pairs the question settles, so a max of both is worked as the larger.
     """
-    context = _Context(
+    context = StepContext(
         workload,
         values,
         given,
@@ -258,7 +99,7 @@ def derivation(
         if isinstance(simplified, str) and name not in asked and not context.categorical(name):
             aliases[name] = simplified  # one chip at full MFU: system FLOP/s is the peak itself
             return
-        steps.append(_step(context, name, simplified, simplifier.reasons))
+        steps.append(build_step(context, name, simplified, simplifier.reasons))
 
     for name in names:
         visit(name)
@@ -278,7 +119,7 @@ def _renames_asked(workload: str, values: Mapping[str, Any], asked_in: Mapping[s
 def renamed(workload: str, name: str, values: Mapping[str, Any]) -> str:
     """The quantity `name` only renames here (one chip at full MFU: system FLOP/s is peak FLOP/s),
     followed to the end; `name` itself where it is worked out from more than one thing."""
-    context = _Context(workload, values, (), (), {}, frozenset(computed(workload)))
+    context = StepContext(workload, values, (), (), {}, frozenset(computed(workload)))
     fixed = _vanishing(context, ())
     seen = {name}
     while name in context.table and not context.categorical(name):
@@ -293,7 +134,7 @@ def renamed(workload: str, name: str, values: Mapping[str, Any]) -> str:
 
 
 def _vanishing(
-    context: _Context, names: Collection[str], settled_cases: Collection[str] = ()
+    context: StepContext, names: Collection[str], settled_cases: Collection[str] = ()
 ) -> dict[str, float]:
     """Names whose value makes a term vanish here: zeros, dimensionless inputs equal to one, and a
     yes/no another step reads (weights fit L2 = 1), which reads the case the yes/no settled, not
@@ -320,100 +161,3 @@ def _reason_names(reasons: list[Reason]) -> list[str]:
     return [
         n for reason in reasons if not reason.words for n in names_in((reason.op, reason.left, reason.right))
     ]
-
-
-def _step(context: _Context, name: str, tree: Tree, reasons: list[Reason]) -> Step:
-    workload, value = context.workload, context.values[name]
-    title = label_of(workload, name)
-    shown_reasons = tuple(_reason(context, reason) for reason in reasons)
-    meta = info(workload, name)
-    if context.categorical(name):
-        return Step(
-            name,
-            title,
-            None,
-            None,
-            context.value_text(name),
-            float(value),
-            shown_reasons,
-            phrase(workload, name, value),
-            meta.doc,
-        )
-    formula = _formula(workload, tree)
-    substituted = None
-    if names_in(tree) and not isinstance(tree, str):
-        substituted = _substituted(context, tree, context.value_text(name), context.unit_of(name))
-    return Step(
-        name,
-        title,
-        formula,
-        substituted,
-        context.value_text(name),
-        float(value),
-        shown_reasons,
-        None,
-        meta.doc,
-    )
-
-
-@lru_cache(maxsize=4096)  # the same simplified formula recurs across variants: draw it once
-def _formula(workload: str, tree: Tree) -> Node:
-    """A formula in labels. Shared between steps, so never modified."""
-    return display_node(tree, lambda name: word(label_of(workload, name)))
-
-
-def _substituted(context: _Context, tree: Tree, result: str, unit: str) -> Node:
-    """`tree` with each name's figure, to as many figures as it takes to give `result` (in `unit`)."""
-    names = names_in(tree)
-    extra = extra_figures(
-        tree, lambda more: {n: context.figure(n, more) for n in names}, context.unit_of, result, unit
-    )
-    return display_node(tree, lambda n: quantity(context.figure(n, extra)))
-
-
-def _reason(context: _Context, reason: Reason) -> Node:
-    """A comparison as printed, each side to as few figures as show which side is larger."""
-    if reason.words:
-        return word(reason.words)
-    left, right = reason.left, reason.right
-    if reason.op in ("==", "!=") and isinstance(left, str) and context.categorical(left):
-        return word(phrase(context.workload, left, context.values[left]) or "")  # "memory-bound"
-    unit = _unit_of(context, (reason.op, left, right))
-    percent = any(isinstance(side, str) and context.value_text(side).endswith("%") for side in (left, right))
-    differ = evaluate(left, context.values) != evaluate(right, context.values)
-    for extra in range(MOST_EXTRA_FIGURES + 1):
-        sides = [_side(context, side, unit, percent, extra) for side in (left, right)]
-        if shows_order(reason.op, sides[0][1], sides[1][1], unit, differ=differ):
-            break
-    else:  # sides apart only by the engine's float rounding: no figures show it
-        sides = [_side(context, side, unit, percent) for side in (left, right)]
-    return row(sides[0][0], relation(reason.op), sides[1][0])
-
-
-def _side(
-    context: _Context, tree: Tree, unit: str, percent: bool = False, extra: int = 0
-) -> tuple[Node, str]:
-    """One side of a comparison and the figure it ends in: "compute time 373 ns", "k × c = 6 ×
-    0.1147 = 0.688" (an expression shows the figures it reads, like a step), or "0"; a threshold
-    against a value shown in percent is in percent too ("71.8 % ≥ 30 %", never "≥ 0.3"). With
-    `extra`, each figure has that many more (a sign the sides' order needs them)."""
-    if isinstance(tree, str):
-        shown = context.value_text(tree) if not extra else context.figure(tree, extra)
-        return row(word(label_of(context.workload, tree)), quantity(shown)), shown
-    if not names_in(tree):
-        number = float(evaluate(tree, {}))
-        if percent:
-            shown = f"{format_quantity(number * 100, '1')}{NBSP}%"
-            return quantity(shown), shown
-        constant = display_node(tree, word)
-        return constant, text(constant)
-    labels = display_node(tree, lambda n: word(label_of(context.workload, n)))
-    value = format_quantity(float(evaluate(tree, context.values)), unit, digits=3 + extra)
-    return row(labels, op("="), _substituted(context, tree, value, unit), op("="), quantity(value)), value
-
-
-def _unit_of(context: _Context, comparison: Tree) -> str:
-    """The unit both sides of a comparison are in: that of the first name in it with a unit
-    (chips per node × memory per chip is memory, like the memory it is compared with)."""
-    units = [info(context.workload, name).unit for name in names_in(comparison)]
-    return next((unit for unit in units if unit != "1"), "1")

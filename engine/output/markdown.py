@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from perfdrill.engine.model.explain import Step
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.output.versions import ParallelSet, Slot
 from perfdrill.engine.problems.answers import letter, lettered
 from perfdrill.engine.problems.generation import Problem, ProblemPart

@@ -1,4 +1,4 @@
-"""Display nodes (engine/model/maths.py) as MathML, which browsers typeset natively: no scripts, no
+"""Display nodes (engine/model/display_nodes.py) as MathML, which browsers typeset natively: no scripts, no
 CDN. Every string is escaped, so a label or a value from a template reaches the page as text."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from html import escape
 
 from markupsafe import Markup
 
-from perfdrill.engine.model.maths import Node
+from perfdrill.engine.model.display_nodes import Node
 
 _ROW_GAP = '<mspace width="0.3em"/>'  # a label and its value: "slowdown 98.6"
 _UNIT_GAP = '<mspace width="0.17em"/>'  # a thin space between a number and its unit

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfdrill.engine.model.explain import label_of
 from perfdrill.engine.model.numbers import format_quantity, quoted
+from perfdrill.engine.model.quantity_text import label_of
 from perfdrill.engine.model.specs import Chip, Model, Sourced
 from perfdrill.engine.problems.prompts import model_view
 

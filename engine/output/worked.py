@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from perfdrill.engine.model.explain import Step
-from perfdrill.engine.model.maths import quantity, word
+from perfdrill.engine.model.display_nodes import quantity, word
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.problems.generation import Problem
 
 

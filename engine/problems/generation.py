@@ -14,7 +14,6 @@ from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError, UsageError
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.explain import is_whole, label_of
 from perfdrill.engine.model.numbers import (
     as_shown,
     format_in_unit,
@@ -23,6 +22,7 @@ from perfdrill.engine.model.numbers import (
     tie_units,
     unit_shown,
 )
+from perfdrill.engine.model.quantity_text import is_whole, label_of
 from perfdrill.engine.model.specs import Chip, Model, SpecBook
 from perfdrill.engine.problems.answer_units import answer_factor, check_input_units, derived_scales
 from perfdrill.engine.problems.counts import EDGE_NOTE, ON_THE_EDGE, ExactCount, exact_count

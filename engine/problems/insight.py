@@ -7,7 +7,7 @@ from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
-from perfdrill.engine.model.explain import display
+from perfdrill.engine.model.quantity_text import display
 
 
 def insights(

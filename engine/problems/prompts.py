@@ -18,8 +18,8 @@ import jinja2.nodes
 
 from perfdrill.engine.errors import PerfdrillError, TemplateError
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.explain import label
 from perfdrill.engine.model.numbers import NBSP, format_in_unit, format_quantity, quoted
+from perfdrill.engine.model.quantity_text import label
 from perfdrill.engine.model.specs import Chip, Model, Sourced
 from perfdrill.engine.model.units import BASE_UNITS
 from perfdrill.engine.problems.quantities import unit_scale

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from perfdrill.engine.model.explain import Step
+from perfdrill.engine.model.worked_step import Step
 
 
 @dataclass(frozen=True)

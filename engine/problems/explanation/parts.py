@@ -9,10 +9,11 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from perfdrill.engine.model.display_nodes import quantity
 from perfdrill.engine.model.evaluation import INPUTS, computed, info
-from perfdrill.engine.model.explain import Step, label_of
-from perfdrill.engine.model.maths import quantity
 from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.quantity_text import label_of
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.problems.explanation.model import letter
 from perfdrill.engine.problems.explanation.sections import Draft, Sections
 from perfdrill.engine.problems.explanation.steps import (

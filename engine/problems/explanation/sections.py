@@ -10,9 +10,11 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from perfdrill.engine.model.evaluation import computed
-from perfdrill.engine.model.explain import Derivation, Step, derivation, label_of
+from perfdrill.engine.model.explain import Derivation, derivation
 from perfdrill.engine.model.generated_display import VALUE_WORDS
 from perfdrill.engine.model.numbers import NBSP
+from perfdrill.engine.model.quantity_text import label_of
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.problems.explanation.model import Given, Section
 from perfdrill.engine.problems.explanation.steps import decimal_step, derated_step, input_step, settled
 from perfdrill.engine.problems.explanation.values import (

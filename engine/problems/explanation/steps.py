@@ -8,12 +8,15 @@ from collections.abc import Callable
 from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
+from perfdrill.engine.model.display_nodes import display as display_node
+from perfdrill.engine.model.display_nodes import op, quantity, row, word
 from perfdrill.engine.model.evaluation import computed, info
-from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, derivation, label_of, renamed
-from perfdrill.engine.model.maths import Tree, names_in, op, quantity, row, word
-from perfdrill.engine.model.maths import display as display_node
+from perfdrill.engine.model.explain import derivation, renamed
+from perfdrill.engine.model.formula_trees import Tree, names_in
 from perfdrill.engine.model.numbers import NBSP, base_unit, format_quantity
 from perfdrill.engine.model.printed import extra_figures
+from perfdrill.engine.model.quantity_text import GIVEN_DIGITS, label_of
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.problems.explanation.values import (
     binary_names,
     categorical,

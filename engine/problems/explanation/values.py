@@ -8,8 +8,8 @@ from typing import Any
 
 from perfdrill.engine.errors import PerfdrillError
 from perfdrill.engine.model.evaluation import computed, info
-from perfdrill.engine.model.explain import GIVEN_DIGITS, display
 from perfdrill.engine.model.numbers import NBSP, declared_prefixed, format_quantity
+from perfdrill.engine.model.quantity_text import GIVEN_DIGITS, display
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant
 

@@ -7,9 +7,10 @@ import ast
 import math
 
 from perfdrill.engine.model.evaluation import computed
-from perfdrill.engine.model.explain import GIVEN_DIGITS, Step, is_whole, label_of
 from perfdrill.engine.model.numbers import format_quantity
+from perfdrill.engine.model.quantity_text import GIVEN_DIGITS, is_whole, label_of
 from perfdrill.engine.model.spoken import SETTING_WORDS
+from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.problems.explanation.values import value_text
 from perfdrill.engine.problems.templates import Template
 from perfdrill.engine.problems.variants import Variant
