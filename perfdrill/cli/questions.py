@@ -162,7 +162,7 @@ def run_check(args: argparse.Namespace) -> int:
     distributions: list[str] = []
     seen, findings = check_paths(paths, load_specs(args.specs), args.seeds, distributions)
     if distributions:
-        print(f"choice answers over {args.seeds} seeds:")
+        print(f"choice answers over {counted(args.seeds, 'seed')}:")
         for line in distributions:
             print(f"  {line}")
     for finding in findings:
