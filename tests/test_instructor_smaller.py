@@ -1,20 +1,26 @@
 """The smaller findings of the instructor's walk-through (issues/w5/instructor_findings.md, items
-11, 20, 22 and 23): --split names the one requirement that failed, a semicolon roster is read and
-said to be, generate says what it wrote, `specs` never cuts an id, and one of a thing is singular."""
+11-23): --split names the one requirement that failed, a semicolon roster is read and said to be,
+generate says what it wrote, `specs` never cuts an id, one of a thing is singular, and the LMS
+exports do what the README now says (select-all scoring, --answers none)."""
 
 from __future__ import annotations
 
 import json
 import re
 import xml.etree.ElementTree as ET
+import zipfile
 from pathlib import Path
 
 import pypdf
 import pytest
 
 from perfdrill.cli.printing import wrote_line
+from perfdrill.engine.model import load_specs
 from perfdrill.engine.model.spoken import counted
+from perfdrill.engine.problems import generate, load_bank
+from perfdrill.engine.problems.grading import grade_part
 from tests.helpers import MATMUL, write_template
+from tests.lms_readers import QTI, extract, process
 from tests.test_specs import GOOD_MODEL
 
 DATE = ("--date", "2026-11-22")
@@ -194,3 +200,98 @@ def test_list_and_check_of_one_template_say_one(tmp_path: Path, run_cli) -> None
     assert code == 1 and out.startswith("choice answers over 1 seed:\n")
     assert "parameters: only 1 distinct variant; a template needs" in out
     assert out.endswith("\n1 template checked over 1 seed: 0 passed, 1 failed\n")
+
+
+# --- 14, 15, 17: what the README now says the LMS exports do ----------------------------------
+
+# The hand-worked matmul whose part (c) is a select-all: two right options of four, and "none of
+# these" the exports add, so k = 2 right and w = 3 wrong options. Part (b) lists no mistakes.
+PICK = (
+    MATMUL.replace("matmul/h100-4096", "matmul/pick")
+    .replace(
+        "  - {name: bound, kind: choice, prompt: Bound?, answer: bound}\n",
+        "  - name: limits\n"
+        "    kind: multi\n"
+        "    prompt: Which figures can bound a matmul's runtime?\n"
+        "    choices: [memory bandwidth, tensor-core peak, disk speed, screen size]\n"
+        "    correct: [memory bandwidth, tensor-core peak]\n",
+    )
+    .replace("    mistakes: [sparse-peak, summed-not-max, unit-slip-high, unit-slip-low]\n", "")
+)
+RIGHT = ["memory bandwidth", "tensor-core peak"]
+
+
+def _pick_pool(tmp_path: Path, run_cli, fmt: str, answers: str) -> Path:  # type: ignore[no-untyped-def]
+    write_template(tmp_path / "q", "matmul/pick", PICK, "Multiply two 4096×4096 bf16 matrices.\n")
+    target = tmp_path / f"pick-{answers}.{'xml' if fmt == 'moodle' else 'zip'}"
+    code, _, err = run_cli(
+        "generate", "--questions", str(tmp_path / "q"), "--no-builtin", "--format", fmt,
+        "--count", "1", "--seed", "5", "--answers", answers, "-o", str(target),
+    )  # fmt: skip
+    assert code == 0, err
+    return target
+
+
+def _qti_item(path: Path) -> ET.Element:
+    with zipfile.ZipFile(path) as package:
+        xml = next(name for name in package.namelist() if name != "imsmanifest.xml")
+        (item,) = ET.fromstring(package.read(xml)).iter(f"{QTI}item")
+    return item
+
+
+def _variant(item: ET.Element) -> str:
+    fields = {
+        f.findtext(f"{QTI}fieldlabel"): f.findtext(f"{QTI}fieldentry")
+        for f in item.iter(f"{QTI}qtimetadatafield")
+    }
+    return fields["perfdrill_variant"] or ""
+
+
+def test_select_all_is_partial_in_moodle_all_or_nothing_in_qti_and_by_overlap_in_the_app(
+    tmp_path: Path, run_cli
+) -> None:  # type: ignore[no-untyped-def]
+    (question,) = (
+        ET.parse(_pick_pool(tmp_path, run_cli, "moodle", "key"))
+        .getroot()
+        .findall("question[@type='multianswer']")
+    )
+    blanks, _ = extract(question.findtext("questiontext/text") or "")
+    weights = {o.answer: o.fraction for o in blanks[2].options}
+    # Moodle: +100/2 % for each right option, -100/3 % for each wrong one (Moodle clamps to 0..1).
+    assert weights == pytest.approx(
+        {"memory bandwidth": 0.5, "tensor-core peak": 0.5, "disk speed": -1 / 3, "screen size": -1 / 3,
+         "none of these": -1 / 3}, abs=1e-6,
+    )  # fmt: skip
+    item = _qti_item(_pick_pool(tmp_path, run_cli, "qti", "key"))
+    labels = {
+        (r.findtext(f".//{QTI}mattext") or ""): r.get("ident")
+        for r in item.iterfind(f".//{QTI}response_lid[@ident='response_c']//{QTI}response_label")
+    }
+    # Parts (a) and (b) right by hand: 2·4096³ = 137.4 GFLOP, at 989 TFLOP/s 138.97 µs.
+    right = {"response_a": "137.439", "response_b": "138.968"}
+    assert process(item, {**right, "response_c": {labels[c] for c in RIGHT}})[0] == pytest.approx(100, abs=0.01)
+    # One of the two right options: QTI gives part (c) nothing, two parts of three remain.
+    assert process(item, {**right, "response_c": {labels[RIGHT[0]]}})[0] == pytest.approx(200 / 3, abs=0.01)
+    # The app (and so `grade` and `mark`): right ticked ÷ right or ticked = 1 / 2.
+    template, seed = _variant(item).rsplit("#", 1)
+    bank = load_bank([tmp_path / "q"])
+    problem = generate(bank.get(template), int(seed), load_specs([]))
+    assert grade_part(problem.parts[2], "a").score == 0.5
+
+
+def test_answers_none_drops_the_slips_but_keeps_template_and_seed(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    # With the key, part (a)'s matmul-missing-2 slip (68.7 GFLOP) is a 0% answer and a QTI range.
+    for answers, slips in (("key", 1), ("none", 0)):
+        (question,) = (
+            ET.parse(_pick_pool(tmp_path, run_cli, "moodle", answers))
+            .getroot()
+            .findall("question[@type='multianswer']")
+        )
+        blanks, _ = extract(question.findtext("questiontext/text") or "")
+        assert [o.fraction for o in blanks[0].options] == [1] + [0] * slips
+        assert re.fullmatch(r"matmul/pick#\d+", question.findtext("idnumber") or "")
+        item = _qti_item(_pick_pool(tmp_path, run_cli, "qti", answers))
+        conditions = item.findall(f"{QTI}resprocessing/{QTI}respcondition")
+        # a scoring condition for each of the 3 parts, then the general feedback's and the slip's
+        assert len(conditions) == (3 + 1 + slips if answers == "key" else 3)
+        assert re.fullmatch(r"matmul/pick#\d+", _variant(item))
