@@ -108,8 +108,8 @@ def run(args: argparse.Namespace) -> int:
         table = Table(title="Models")
         _id_column(table)
         for column in ("name", "layers", "model\nwidth", "heads/\nKV heads", "MLP\nwidth", "experts"):
-            justify = "right" if column in ("layers", "model\nwidth", "MLP\nwidth") else "left"
-            table.add_column(column, justify=justify, overflow="fold")
+            numeric = column in ("layers", "model\nwidth", "MLP\nwidth")
+            table.add_column(column, justify="right" if numeric else "left", overflow="fold")
         for m in book.models.values():
             experts = f"{m.experts_per_token}/{m.experts}" if m.is_moe else "—"
             width, mlp = format_quantity(m.d_model, "1"), format_quantity(m.ffn, "1")  # 16,384
