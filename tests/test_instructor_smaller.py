@@ -112,9 +112,10 @@ def test_generate_says_on_stderr_which_files_it_wrote(tmp_path: Path, run_cli) -
     written = [tmp_path / "quiz3-s1815.md", tmp_path / "quiz3-s1906.md", tmp_path / "quiz3-key.md"]
     assert all(path.is_file() for path in written)
     assert (code, err) == (0, f"perfdrill: wrote 3 files: {', '.join(map(str, written))}\n")
-    # Standard output holds the set; stderr stays empty.
+    # Standard output holds the set, and a device is no file written: stderr stays empty.
     code, out, err = run_cli("generate", *common)
     assert code == 0 and out.startswith("# perfdrill problem set") and err == ""
+    assert run_cli("generate", *common, "-o", "/dev/null") == (0, "", "")
 
 
 def test_a_pdf_says_its_pages_as_the_pdf_counts_them(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]

@@ -240,7 +240,7 @@ def run_generate(args: argparse.Namespace) -> int:
         if not args.output:
             sys.stdout.buffer.write(held.getvalue())
             sys.stdout.flush()
-    if args.output:
+    if args.output and paths[0].is_file():  # a device (/dev/stdout, /dev/null) is not "written"
         sys.stderr.write(wrote_line(paths, size))
     return 0
 
