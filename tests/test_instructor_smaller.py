@@ -54,6 +54,15 @@ def test_split_refusal_names_only_the_requirement_that_failed(
     assert (code, out, err) == (2, "", f"perfdrill: error: {message}\n")
 
 
+def test_a_pool_refusal_names_only_the_printed_set_options_given(run_cli) -> None:  # type: ignore[no-untyped-def]
+    # It named --versions, --roster, --shuffle and --split whichever of them was given.
+    code, out, err = run_cli("generate", "--format", "moodle", "--split", "-o", "pool.xml")
+    assert (code, out) == (2, "")
+    assert err == "perfdrill: error: --format moodle writes a pool of variants; --split is for printed sets\n"
+    code, _, err = run_cli("generate", "--format", "qti", "--shuffle", "--versions", "3", "-o", "pool.zip")
+    assert err.endswith("; --versions and --shuffle are for printed sets\n")
+
+
 def _roster(tmp_path: Path, separator: str) -> Path:
     path = tmp_path / f"roster-{ord(separator)}.csv"
     lines = [separator.join(("id", "name", "email")), *(separator.join(row) for row in ROSTER)]

@@ -166,10 +166,16 @@ def check_options(args: argparse.Namespace, students: int = 0) -> None:
         raise UsageError("--answer-space must be between 0 and 40 lines")
     if len(args.title) > MAX_TITLE or not args.title.strip():
         raise UsageError(f"--title must have 1 to {MAX_TITLE} characters")
-    if args.format in LMS and (args.versions > 1 or args.split or args.shuffle or args.roster):
+    printed_only = [
+        option
+        for option, given in (("--versions", args.versions > 1), ("--roster", args.roster),
+                              ("--shuffle", args.shuffle), ("--split", args.split))
+        if given
+    ]  # fmt: skip
+    if args.format in LMS and printed_only:
         raise UsageError(
-            f"--format {args.format} writes a pool of variants; --versions, --roster, --shuffle and"
-            " --split are for printed sets"
+            f"--format {args.format} writes a pool of variants; {' and '.join(printed_only)}"
+            f" {'is' if len(printed_only) == 1 else 'are'} for printed sets"
         )
     if args.roster and args.versions > 1:
         raise UsageError("--roster gives each student a version of their own; leave out --versions")
