@@ -149,7 +149,7 @@ def test_check_reports_a_hostile_template_as_one_finding(tmp_path: Path) -> None
     assert out.splitlines() == [
         "mine/matmul/mine/question.yaml: is not a regular file (a pipe, socket or device); "
         "perfdrill reads only plain files",
-        "1 templates checked over 2 seeds: 0 passed, 1 failed",
+        "1 template checked over 2 seeds: 0 passed, 1 failed",
     ]
 
 

@@ -231,7 +231,13 @@ def test_a_rate_never_breaks_after_its_slash() -> None:
         "prompt": [{"kind": "paragraph", "runs": [{"style": s, "text": text} for s in ("", "strong")]}],
     }  # fmt: skip
     options = PrintOptions("Rates", "2026-11-22", 1, "key")
-    section = {"kind": "problems", "name": "", "total": 1, "grid": [["1", "TEST-CODE", text]]}
+    section = {
+        "kind": "problems",
+        "name": "",
+        "total": 1,
+        "problems": "1 problem",
+        "grid": [["1", "TEST-CODE", text]],
+    }
     piece = {"head": document_head(options, 1), "entries": [entry]}
     piece["section"] = {**section, "first": True, "last": True, "page_start": 1}
     pdf, _ = _render(str(TEMPLATE), {"piece": json.dumps(piece)})

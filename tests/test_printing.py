@@ -224,7 +224,7 @@ def test_template_text_cannot_inject_html_or_typst(tmp_path: Path, run_cli) -> N
         ),
         (("--count", "1000001"), "--count must be at most 1,000,000 for --format md"),
         (("--split",), "--split needs -o FILE"),
-        (("--format", "moodle", "--versions", "2"), "--roster, --shuffle and --split are for printed sets"),
+        (("--format", "moodle", "--versions", "2"), "a pool of variants; --versions is for printed sets"),
         (("--title", "x" * 201), "--title must have 1 to 200 characters"),
     ],
 )

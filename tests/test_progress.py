@@ -124,8 +124,8 @@ def test_stats_command_prints_the_family_table(tmp_path: Path, monkeypatch, run_
     store.close()
     code, out, _ = run_cli("stats")
     assert code == 0
-    assert "Matmul" in out and "matmul-missing-2" in out and "1 questions answered" in out
-    assert "Practised on 1 day(s) · streak 1" in out
+    assert "Matmul" in out and "matmul-missing-2" in out and "1 question answered" in out
+    assert "Practised on 1 day · streak 1 day" in out
 
 
 def test_practice_needs_a_terminal(run_cli) -> None:  # type: ignore[no-untyped-def]

@@ -205,7 +205,7 @@ def test_check_reports_a_broken_template_and_exits_1(tmp_path: Path, run_cli) ->
     assert code == 1
     assert "matmul/tiny/question.yaml:6: parameters: only 2 distinct variants" in out
     assert "summed-not-max" not in out
-    assert "1 templates checked over 3 seeds: 0 passed, 1 failed" in out
+    assert "1 template checked over 3 seeds: 0 passed, 1 failed" in out
 
 
 def test_user_template_joins_bank_but_may_not_shadow(tmp_path: Path, run_cli) -> None:

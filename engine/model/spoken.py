@@ -37,6 +37,12 @@ def spoken(name: str) -> str:
     return said
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """A count and its noun as a line of output says it, singular only for one: "1 problem",
+    "31 files", "2,000 problems", "3 families" (with `plural`; else the noun and an s)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 # How a worked explanation says which case applies: input -> value -> a clause.
 VALUE_WORDS = {
     "flaw": {  # inefficiencies.FLAWS numbers them

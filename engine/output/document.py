@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.output.blocks import blocks
-from perfdrill.engine.output.markdown import answer_text, letter, meta_line, points_text
+from perfdrill.engine.output.markdown import answer_text, letter, meta_line
 from perfdrill.engine.output.plots import roofline_plot
 from perfdrill.engine.output.spec_facts import spec_tables
 from perfdrill.engine.output.versions import Slot
@@ -116,7 +117,7 @@ def document_head(options: PrintOptions, versions: int, points: int | None = Non
     """What every page of the set shares: titles, date, how answers and space are laid out, and
     (for a roster's copies) the total points, one a part."""
     return {
-        "points": "" if points is None else f"{points_text(points)}, one a part",
+        "points": "" if points is None else f"{counted(points, 'point')}, one a part",
         "title": options.title,
         "running_title": running_title(options.title),
         "date": options.date,

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.model.worked_step import Step
 from perfdrill.engine.output.versions import ParallelSet, Slot
 from perfdrill.engine.problems.answers import letter, lettered
@@ -143,14 +144,10 @@ def _reference(problem: Problem) -> str:
     return f"*`{problem.id}` · seed {problem.seed} · `perfdrill preview {problem.id} --seed {problem.seed}`*"
 
 
-def points_text(count: int) -> str:
-    return f"{count} point{'s' if count != 1 else ''}"
-
-
 def meta_line(slot: Slot) -> str:
     """What a problem's heading says under it: family, difficulty, points (one a part), code."""
     template = slot.problem.template
-    points = points_text(len(slot.problem.parts))
+    points = counted(len(slot.problem.parts), "point")
     return f"{template.family_title} · {template.difficulty} · {points} · problem {slot.code}"
 
 
@@ -208,8 +205,9 @@ def write_markdown_version(
 ) -> None:
     """Version `version` as Markdown into `out`; with a `key` file, its key goes there instead of
     after the problems (`answers` "key" with no `key` file: the key follows the problems)."""
-    points = f" · {points_text(pset.points())}, one a part" if pset.students else ""
-    out.write(f"# {_title(pset, version, title)}\n\n*{date} · {pset.count} problems{points}*\n\n".encode())
+    points = f" · {counted(pset.points(), 'point')}, one a part" if pset.students else ""
+    problems = counted(pset.count, "problem")
+    out.write(f"# {_title(pset, version, title)}\n\n*{date} · {problems}{points}*\n\n".encode())
     with contextlib.ExitStack() as stack:
         spool = key
         if spool is None and answers == "key":

@@ -2,7 +2,9 @@
 
 The roster is a CSV file with a header row naming at least `id` and `name` (any case); every
 other column is kept and travels with the student into the key. A malformed file is one line
-naming the file, the line and the column.
+naming the file, the line and the column. A roster whose header is one column holding semicolons
+(or tabs), as a spreadsheet saves "CSV" where the comma is the decimal mark, is read with that
+separator, and the caller is told so.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from perfdrill.engine.errors import UsageError
 MAX_STUDENTS = 2_000
 MAX_CELL = 200  # characters of one roster cell: a name, an id, an e-mail address
 REQUIRED = ("id", "name")
+OTHER_SEPARATORS = {";": "semicolon", "\t": "tab"}
 
 
 @dataclass(frozen=True)
@@ -43,18 +46,40 @@ def _error(path: Path, line: int, column: str, message: str) -> UsageError:
     return UsageError(message, file=str(path), line=line, field=f"column {column!r}")
 
 
-def read_roster(path: Path) -> list[Student]:
-    """The students of a roster CSV file, in its order."""
+def _separator(header_line: str) -> str | None:
+    """The separator a one-column header holds instead of commas (';' or a tab), if csv.Sniffer
+    finds one of them consistent; None when it holds neither."""
+    if not any(separator in header_line for separator in OTHER_SEPARATORS):
+        return None
+    try:
+        return csv.Sniffer().sniff(header_line, delimiters="".join(OTHER_SEPARATORS)).delimiter
+    except csv.Error:
+        return None
+
+
+def read_roster(path: Path, warn: Callable[[str], None]) -> list[Student]:
+    """The students of a roster CSV file, in its order. `warn` is told when the file is read with
+    a separator other than the comma."""
     try:
         text = path.read_text(encoding="utf-8-sig")  # a spreadsheet's export may start with a BOM
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read the roster {path}: {getattr(exc, 'strerror', None) or exc}") from None
     rows = csv.reader(io.StringIO(text))
     header = [name.strip() for name in next(rows, [])]
+    read_as = ""
+    if len(header) == 1 and (separator := _separator(header[0])):
+        read_as = f"{OTHER_SEPARATORS[separator]}-separated"
+        rows = csv.reader(io.StringIO(text), delimiter=separator)
+        header = [name.strip() for name in next(rows)]
     columns = {name.lower(): index for index, name in enumerate(header)}
     for name in REQUIRED:
         if name not in columns:
-            raise _error(path, 1, name, f"the roster needs a header row with columns {', '.join(REQUIRED)}")
+            hint = f" (read as {read_as}: its header has no commas)" if read_as else ""
+            raise _error(
+                path, 1, name, f"the roster needs a header row with columns {', '.join(REQUIRED)}{hint}"
+            )
+    if read_as:
+        warn(f"{path}: read as {read_as}: its header row has no commas")
     students: list[Student] = []
     seen: dict[str, int] = {}
     for line, row in enumerate(rows, start=2):

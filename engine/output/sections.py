@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.output.document import PrintOptions, answer_grid_line, key_entry, problem_entry
 from perfdrill.engine.output.versions import ParallelSet, Slot
 from perfdrill.engine.problems.templates import Template
@@ -92,8 +93,19 @@ class Section:
     entries: Iterable[dict[str, Any]]
     answer_grid: Callable[[], list[list[str]]] = list  # a key's: one line per problem
 
+    @property
+    def problems(self) -> str:
+        """How the section's title line counts its problems: "1 problem", "12 problems"."""
+        return counted(self.total, "problem")
+
     def meta(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "total": self.total, "grid": []}
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "total": self.total,
+            "problems": self.problems,
+            "grid": [],
+        }
 
     def grid(self) -> list[list[str]]:
         """A key's compact answer grid, one line per problem (its problems are all known by the

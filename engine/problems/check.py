@@ -19,6 +19,7 @@ from perfdrill.engine.errors import PerfdrillError, TemplateError
 from perfdrill.engine.model.evaluation import INPUTS
 from perfdrill.engine.model.input_bounds import LONGEST_RUN, implausible
 from perfdrill.engine.model.specs import SpecBook
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.problems.answer_units import name_units
 from perfdrill.engine.problems.bank import (
     builtin_root,
@@ -101,9 +102,10 @@ def self_test(
     try:
         count = variant_count(template, specs)
         if count < MIN_VARIANTS:
+            variants = counted(count, "distinct variant")
             findings.append(
                 Finding(template.file, template.line_of("parameters") or 1, "parameters",
-                        f"only {count} distinct variants; a template needs at least {MIN_VARIANTS}")
+                        f"only {variants}; a template needs at least {MIN_VARIANTS}")
             )  # fmt: skip
         for seed in range(seeds):
             problem = generate(template, seed, specs)

@@ -21,6 +21,7 @@ from perfdrill.cli.options import (
     add_specs_option,
 )
 from perfdrill.engine import UsageError
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.practice import (
     FamilyStats,
     Plan,
@@ -172,7 +173,8 @@ def _print_report(report: ProgressReport, families: list[FamilyStats], path: Pat
     mastered = sum(t.mastered for t in report.templates)
     due = sum(t.due_today for t in report.templates)
     print(
-        f"Practised on {streak.days_practised} day(s) · streak {streak.current} (longest {streak.longest})"
+        f"Practised on {counted(streak.days_practised, 'day')} · streak {counted(streak.current, 'day')}"
+        f" (longest {streak.longest})"
         f" · {mastered} of {len(report.templates)} templates mastered · {due} due today"
     )
     print(
@@ -206,7 +208,7 @@ def _print_report(report: ProgressReport, families: list[FamilyStats], path: Pat
             f" {stats.mean_score:>6.0%} {stats.seconds / 60:>7.1f}m  {stats.top_mistake or '-'}"
         )
     total = sum(s.attempts for s in families)
-    print(f"\n{total} questions answered (first tries) · history in {path}")
+    print(f"\n{counted(total, 'question')} answered (first tries) · history in {path}")
 
 
 def run_stats(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from perfdrill.cli.options import add_questions_option, add_set_options, add_spe
 from perfdrill.cli.questions import load_questions, warn_left_out
 from perfdrill.engine import UsageError
 from perfdrill.engine.model import load_specs
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.output import (
     ANSWER_MODES,
     ParallelSet,
@@ -125,6 +126,10 @@ class Interrupts:
             signal.signal(signum, handler)
 
 
+def _warn(message: str) -> None:
+    sys.stderr.write(f"perfdrill: warning: {message}\n")
+
+
 def _date(text: str | None) -> str:
     if text is None:
         return datetime.date.today().isoformat()
@@ -162,19 +167,37 @@ def check_options(args: argparse.Namespace, students: int = 0) -> None:
         raise UsageError("--answer-space must be between 0 and 40 lines")
     if len(args.title) > MAX_TITLE or not args.title.strip():
         raise UsageError(f"--title must have 1 to {MAX_TITLE} characters")
-    if args.format in LMS and (args.versions > 1 or args.split or args.shuffle or args.roster):
+    printed_only = [
+        option
+        for option, given in (("--versions", args.versions > 1), ("--roster", args.roster),
+                              ("--shuffle", args.shuffle), ("--split", args.split))
+        if given
+    ]  # fmt: skip
+    if args.format in LMS and printed_only:
         raise UsageError(
-            f"--format {args.format} writes a pool of variants; --versions, --roster, --shuffle and"
-            " --split are for printed sets"
+            f"--format {args.format} writes a pool of variants; {' and '.join(printed_only)}"
+            f" {'is' if len(printed_only) == 1 else 'are'} for printed sets"
         )
     if args.roster and args.versions > 1:
         raise UsageError("--roster gives each student a version of their own; leave out --versions")
-    if args.split and (args.output is None or args.format == "json" or args.answers == "inline"):
-        raise UsageError("--split needs -o FILE, --format md, html or pdf, and --answers key or none")
+    if args.split:
+        _check_split(args)
     if args.format == "pdf" and args.output is None and sys.stdout.isatty():
         raise UsageError("a PDF needs -o FILE (or a pipe), not the terminal")
     if args.format in LMS and args.output is None and sys.stdout.isatty():
         raise UsageError(f"--format {args.format} needs -o FILE (or a pipe), not the terminal")
+
+
+def _check_split(args: argparse.Namespace) -> None:
+    """--split's one requirement that fails, named alone (the first, if several do)."""
+    if args.output is None:
+        raise UsageError(
+            "--split needs -o FILE: it names the files (exam.pdf gives exam-A.pdf, exam-key.pdf)"
+        )
+    if args.format == "json":
+        raise UsageError("--split cannot write JSON: use --format md, html or pdf")
+    if args.answers == "inline":
+        raise UsageError("--split cannot put answers inline: use --answers key (a key file) or none")
 
 
 def split_paths(output: Path, versions: int, format: str, students: Sequence[Student] = ()) -> list[Path]:
@@ -198,7 +221,7 @@ def _opened(path: Path) -> Iterator[BinaryIO]:
 def run_generate(args: argparse.Namespace) -> int:
     date = _date(args.date)
     args.format = output_format(args.format, args.output)
-    students = read_roster(args.roster) if args.roster else []
+    students = read_roster(args.roster, _warn) if args.roster else []
     check_options(args, len(students))
     paths = split_paths(args.output, args.versions, args.format, students) if args.split else [args.output]
     if args.split and args.answers == "none":
@@ -210,7 +233,7 @@ def run_generate(args: argparse.Namespace) -> int:
         bank = load_questions(args.questions, args.question, builtin=not args.no_builtin)
         specs = load_specs(args.specs)
         if args.format in LMS:
-            _write_pool(args, bank, specs, outs[0], interrupts.check)
+            size = counted(_write_pool(args, bank, specs, outs[0], interrupts.check), "question")
         else:
             plan = Plan(tuple(args.family), args.difficulty, args.count, seed=args.seed)
             practice = Practice(plan, bank, specs, warn_left_out)
@@ -218,36 +241,51 @@ def run_generate(args: argparse.Namespace) -> int:
                 practice.problem, practice.specs, count=args.count, versions=args.versions,
                 seed=args.seed, shuffle=args.shuffle, checkpoint=interrupts.check, students=students,
             )  # fmt: skip
-            _write_set(args, pset, date, outs, interrupts.check)
+            pages = _write_set(args, pset, date, outs, interrupts.check)
+            size = counted(pages, "page") if pages else ""
         interrupts.check()  # an interrupt swallowed on the way stops here, before any rename
         if not args.output:
             sys.stdout.buffer.write(held.getvalue())
             sys.stdout.flush()
+    if args.output and paths[0].is_file():  # a device (/dev/stdout, /dev/null) is not "written"
+        sys.stderr.write(wrote_line(paths, size))
     return 0
+
+
+def wrote_line(paths: Sequence[Path], size: str) -> str:
+    """What generate says once its files are in place: "wrote quiz3.pdf (142 pages)", or for
+    --split "wrote 31 files (412 pages): quiz3-s1815.pdf … quiz3-key.pdf"."""
+    size = f" ({size})" if size else ""
+    if len(paths) == 1:
+        return f"perfdrill: wrote {paths[0]}{size}\n"
+    listed = ", ".join(map(str, paths)) if len(paths) <= 3 else f"{paths[0]} … {paths[-1]}"
+    return f"perfdrill: wrote {counted(len(paths), 'file')}{size}: {listed}\n"
 
 
 def _write_pool(
     args: argparse.Namespace, bank: Any, specs: Any, out: BinaryIO, check: Callable[[], None]
-) -> None:
+) -> int:
+    """Writes the LMS pool; returns how many questions (variants) it holds."""
     templates = bank.select(tuple(args.family), args.difficulty)
     left_out = LeaveOut(bank.builtin, warn_left_out)
     pool = Pool(templates, specs, args.count, args.seed, left_out=left_out, answers=args.answers)
     if args.format == "moodle":
         from perfdrill.engine.output.moodle import write_moodle
 
-        write_moodle(pool, out, check)
+        return write_moodle(pool, out, check)
     else:
         from perfdrill.engine.output.qti import write_qti
 
-        write_qti(pool, out, args.title, check)
+        return write_qti(pool, out, args.title, check)
 
 
 def _write_set(
     args: argparse.Namespace, pset: ParallelSet, date: str, outs: list[BinaryIO], check: Callable[[], None]
-) -> None:
+) -> int | None:
+    """Writes the set; returns the pages of a PDF, all files together (None for other formats)."""
     if args.format == "json":
         write_json(json_items(pset, args.answers), outs[0])
-        return
+        return None
     if args.format == "md":
         key = outs[-1] if args.split and args.answers == "key" else None
         for version in range(pset.versions):
@@ -257,40 +295,47 @@ def _write_set(
             write_markdown_version(
                 pset, version, out, title=args.title, date=date, answers=args.answers, key=key
             )
-        return
+        return None
     options = PrintOptions(
         args.title, date, args.seed, args.answers, args.answer_space, args.one_per_page, not args.no_plots
     )
     head = document_head(options, pset.versions, pset.points() if pset.students else None)
     if args.format == "pdf" and (missing := unprintable(args.title)):
-        sys.stderr.write(
-            f"perfdrill: warning: the PDF fonts cannot show {missing} in the title; they print as boxes\n"
-        )
+        _warn(f"the PDF fonts cannot show {missing} in the title; they print as boxes")
     if not args.split:
-        _render(args.format, head, combined_sections(pset, options), outs[0], check)
-        return
+        return _render(args.format, head, combined_sections(pset, options), outs[0], check)
     student = PrintOptions(args.title, date, args.seed, "none", args.answer_space, args.one_per_page, False)
     student_head = {**document_head(student, pset.versions), "points": head["points"]}
     keys: list[KeySpool] = []
+    pages = 0
     for version in range(pset.versions):
         keys.append(KeySpool(options))
         collected = keys[-1] if args.answers == "key" else None
         section = problems_section(pset, options if collected is not None else student, version, collected)
-        _render(args.format, student_head, [section], outs[version], check)
+        pages += _render(args.format, student_head, [section], outs[version], check) or 0
     if args.answers == "key":
-        _render(
-            args.format, head, [key_section(pset, v, keys[v]) for v in range(pset.versions)], outs[-1], check
+        pages += (
+            _render(
+                args.format,
+                head,
+                [key_section(pset, v, keys[v]) for v in range(pset.versions)],
+                outs[-1],
+                check,
+            )
+            or 0
         )
+    return pages or None
 
 
 def _render(
     format: str, head: dict[str, Any], sections: Any, out: BinaryIO, check: Callable[[], None]
-) -> None:
+) -> int | None:
+    """Lays out HTML or PDF; returns a PDF's pages."""
     if format == "html":
         from perfdrill.engine.output import render_html
 
         render_html(head, sections, out)
-    else:
-        from perfdrill.engine.output import render_pdf
+        return None
+    from perfdrill.engine.output import render_pdf
 
-        render_pdf(head, sections, out, check)
+    return render_pdf(head, sections, out, check)

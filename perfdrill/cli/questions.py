@@ -13,6 +13,7 @@ from typing import Any
 from perfdrill.cli.options import add_questions_option, add_restriction_options, add_specs_option
 from perfdrill.engine import PerfdrillError, UsageError, user_data_dir
 from perfdrill.engine.model import load_specs
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.output import answers_markdown, find_problem
 from perfdrill.engine.problems import (
     Bank,
@@ -92,7 +93,8 @@ def run_list(args: argparse.Namespace) -> int:
     width = max(len(row["id"]) for row in rows)
     for row in rows:
         print(f"{row['id']:<{width}}  {row['difficulty']:<6}  {row['title']}")
-    print(f"\n{len(rows)} templates in {len({r['family'] for r in rows})} families")
+    families = counted(len({r["family"] for r in rows}), "family", "families")
+    print(f"\n{counted(len(rows), 'template')} in {families}")
     own = [f for f in bank.families.values() if not f.builtin]
     for family in own:
         print(
@@ -205,11 +207,12 @@ def run_check(args: argparse.Namespace) -> int:
     distributions: list[str] = []
     seen, findings = check_paths(paths, load_specs(args.specs), args.seeds, distributions)
     if distributions:
-        print(f"choice answers over {args.seeds} seeds:")
+        print(f"choice answers over {counted(args.seeds, 'seed')}:")
         for line in distributions:
             print(f"  {line}")
     for finding in findings:
         print(finding.one_line())
     failed = len({f.file for f in findings})
-    print(f"{seen} templates checked over {args.seeds} seeds: {seen - failed} passed, {failed} failed")
+    checked = f"{counted(seen, 'template')} checked over {counted(args.seeds, 'seed')}"
+    print(f"{checked}: {seen - failed} passed, {failed} failed")
     return 1 if findings else 0

@@ -71,6 +71,13 @@ def as_json(book: SpecBook, kind: str | None) -> dict[str, Any]:
     return out
 
 
+def _id_column(table: Any) -> None:
+    """The id is what a user types after --chip or --model: it keeps its full width on one line
+    while the other columns wrap, and like them it folds rather than loses characters to an
+    ellipsis where the terminal is too narrow for the table."""
+    table.add_column("id", no_wrap=True, overflow="fold")
+
+
 def run(args: argparse.Namespace) -> int:
     book = load_specs(args.specs)
     if args.json:
@@ -81,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
     console = terminal.console()
     if args.kind in (None, "chips"):
         table = Table(title="Chips (dense peak FLOP/s; links one-way)")
-        for column in ("id", "name", "bf16", "fp8", "memory", "bandwidth", "link"):
-            table.add_column(column)
+        _id_column(table)
+        for column in ("name", "bf16", "fp8", "memory", "memory\nBW", "link"):
+            table.add_column(column, overflow="fold")
         for c in book.chips.values():
             peak = {d: format_quantity(s.value, "FLOP/s") for d, s in c.peak_flops.items()}
             link = format_quantity(c.link_bandwidth.value, "byte/s") if c.link_bandwidth else "—"
@@ -98,10 +106,10 @@ def run(args: argparse.Namespace) -> int:
         console.print(table)
     if args.kind in (None, "models"):
         table = Table(title="Models")
-        for column in ("id", "name", "layers", "model width", "heads/KV heads", "MLP width", "experts"):
-            table.add_column(
-                column, justify="right" if column in ("layers", "model width", "MLP width") else "left"
-            )
+        _id_column(table)
+        for column in ("name", "layers", "model\nwidth", "heads/\nKV heads", "MLP\nwidth", "experts"):
+            numeric = column in ("layers", "model\nwidth", "MLP\nwidth")
+            table.add_column(column, justify="right" if numeric else "left", overflow="fold")
         for m in book.models.values():
             experts = f"{m.experts_per_token}/{m.experts}" if m.is_moe else "—"
             width, mlp = format_quantity(m.d_model, "1"), format_quantity(m.ffn, "1")  # 16,384

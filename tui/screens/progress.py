@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.practice import ProgressReport, ProgressStore, progress_report
 from perfdrill.engine.problems import DIFFICULTIES, FAMILIES, Bank
 from perfdrill.tui.messages import BackToStart, StartReview
@@ -28,10 +29,6 @@ def read_report(store: ProgressStore, bank: Bank) -> ProgressReport:
         now=store.now(),
         mastery_after=store.setting("mastery_after"),
     )
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def mastery_table(report: ProgressReport) -> Table:
@@ -83,8 +80,8 @@ def streak_line(report: ProgressReport) -> Text:
         return Text("Nothing practised yet: every answer counts from the first one.", style="dim")
     mastered = sum(t.mastered for t in report.templates)
     due = sum(t.due_today for t in report.templates)
-    text = Text(f"Practised on {_plural(streak.days_practised, 'day')}", style="bold")
-    text.append(f" · streak {_plural(streak.current, 'day')} (longest {streak.longest})")
+    text = Text(f"Practised on {counted(streak.days_practised, 'day')}", style="bold")
+    text.append(f" · streak {counted(streak.current, 'day')} (longest {streak.longest})")
     text.append(f" · {mastered} of {len(report.templates)} templates mastered · {due} due today")
     return text
 

@@ -16,6 +16,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from perfdrill.engine import PerfdrillError
 from perfdrill.engine.model import SpecBook
+from perfdrill.engine.model.spoken import counted
 from perfdrill.engine.practice import (
     FamilyStats,
     Plan,
@@ -42,7 +43,7 @@ def history_line(stats: list[FamilyStats]) -> Text:
     if not attempts:
         return Text("No history yet: your answers are saved as you go.", style="dim")
     right = sum(s.correct for s in stats)
-    line = f"History: {attempts} attempts, {right} fully right"
+    line = f"History: {counted(attempts, 'attempt')}, {right} fully right"
     weakest = min(stats, key=lambda s: s.mean_score)
     if len(stats) > 1 and weakest.mean_score < 1:
         line += f" · weakest: {FAMILIES.get(weakest.family, weakest.family)} ({weakest.mean_score:.0%})"
