@@ -105,3 +105,30 @@ def test_moe_profile_leaves_room_and_preemption_has_memory_pressure() -> None:
     for problem in _problems("kv_cache/preemption-reload", 100):
         v = problem.variant
         assert v.lookup("params", None) >= 1e9 and v.params["model"].id != "gpt2", problem.seed
+
+
+def _value(problem: Problem, name: str, scope: str | None = None) -> float:
+    return float(problem.variant.lookup(name, scope))
+
+
+def test_a_served_set_up_leaves_a_tenth_of_its_memory_free() -> None:
+    """Blind solvers (wave 5): 22.07 GB of weights and cache on a 24 GB A10G (chip-choice), and
+    79.1 GB on an 80 GB card (decode-batch), leave nothing for the runtime. A tenth stays free:
+    an A10G holds at most 21.6 GB of load."""
+    for problem in _problems("performance_model/decode-batch", 150):
+        assert _value(problem, "memory_required") <= 0.9 * _value(problem, "system_memory"), problem.seed
+    for problem in _problems("serving/chip-choice", 150):
+        for fleet in ("fleet", "other_fleet"):
+            memory = _value(problem, "system_memory", fleet)
+            assert _value(problem, "memory_required") <= 0.9 * memory, (problem.seed, fleet)
+
+
+def test_a_model_is_split_only_where_its_weights_need_the_chips() -> None:
+    """A blind solver: Mistral 7B (14.5 GB) on 8 × MI300X (8 × 192 GB = 1,536 GB, under 1%) gave an
+    optimal batch of about 24,000. Split over chips, the weights take at least 5% of their memory."""
+    split = 0
+    for problem in _problems("performance_model/optimal-batch", 200):
+        if _value(problem, "chips") > 1:
+            split += 1
+            assert _value(problem, "weight_bytes") >= 0.05 * _value(problem, "system_memory"), problem.seed
+    assert split >= 20
