@@ -138,9 +138,8 @@ def test_ridge_point_works_from_the_intensity_the_prompt_gives() -> None:
         in lines
     )
     assert not any("FLOPs =" in line or "bytes moved" in line for line in lines)
-    assert (
-        "- **(b)** Bound: arithmetic intensity 190 FLOP/B ≥ ridge point 166 FLOP/B, so **compute-bound**" in lines
-    )
+    bound = "- **(b)** Bound: arithmetic intensity 190 FLOP/B ≥ ridge point 166 FLOP/B, so **compute-bound**"
+    assert bound in lines
     assert lines[-1] == (
         "- **(c)** attainable FLOP/s = min(peak FLOP/s, memory bandwidth × arithmetic intensity)"
         " = min(459 TFLOP/s, 2.765 TB/s × 190 FLOP/B) = **459 TFLOP/s**"
