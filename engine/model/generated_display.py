@@ -1206,7 +1206,7 @@ QUANTITIES = {
     'arithmetic_intensity@speculative_decode': ('arithmetic intensity', None, False, ('*', 'flops', ('^', 'bytes', -1))),
     'compute_time@speculative_decode': ('compute time', None, False, ('*', ('^', 'system_flops', -1), 'flops')),
     'memory_time@speculative_decode': ('memory time', None, False, ('*', ('^', 'system_bandwidth', -1), 'bytes')),
-    'runtime@speculative_decode': ('runtime', None, False, ('max', 'compute_time', 'memory_time')),
+    'runtime@speculative_decode': ('plain decode step time', None, False, ('max', 'compute_time', 'memory_time')),
     'runtime_no_overlap@speculative_decode': ('runtime without overlap', None, False, ('+', 'compute_time', 'memory_time')),
     'bound@speculative_decode': ('bound', ('memory-bound', 'compute-bound'), False, ('pw', (1, ('>=', 'compute_time', 'memory_time')), (0, True))),
     'attainable_flops@speculative_decode': ('attainable FLOP/s', None, False, ('min', 'system_flops', ('*', 'system_bandwidth', 'arithmetic_intensity'))),
