@@ -244,3 +244,53 @@ def test_a_rate_never_breaks_after_its_slash() -> None:
     lines = _lines(pdf)
     assert sum(line.count("GB/s") for line in lines) >= 3 * 160  # the runs' and the grid's, whole
     assert [line for line in lines if line.endswith("/")] == []
+
+
+def _answer_pages(source: str, filler_lines: int) -> list[list[str]]:
+    """The text of each page of one problem with inline answers, its prompt `filler_lines` lines
+    long, so that its "Answer" heading falls at some place of the page."""
+    text = " ".join(
+        f"Line {n} of the prompt, long enough to fill most of one printed line of the page."
+        for n in range(filler_lines)
+    )
+    key = {
+        "answers": [[letter, f"{n + 1}.5 GB"] for n, letter in enumerate("abcde")],
+        "ref": "a/b · seed 1", "command": "perfdrill preview a/b --seed 1", "plot": None,
+        "explanation": {"lead": [], "sections": []},
+    }  # fmt: skip
+    entry = {
+        "number": 1, "code": "TEST-CODE", "title": "Answers", "meta": "", "parts": [], "specs": [],
+        "prompt": [{"kind": "paragraph", "runs": [{"style": "", "text": text}]}], "key": key,
+    }  # fmt: skip
+    options = PrintOptions("Answers", "2026-11-22", 1, "inline")
+    section = {
+        "kind": "problems",
+        "name": "",
+        "total": 1,
+        "problems": "1 problem",
+        "grid": [],
+        "first": True,
+        "last": True,
+        "page_start": 1,
+    }
+    piece = {"head": document_head(options, 1), "section": section, "entries": [entry]}
+    pdf, _ = _render(source, {"piece": json.dumps(piece)})
+    return [page.extract_text().splitlines() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages]
+
+
+def test_inline_answers_stay_together_under_their_heading() -> None:
+    """A teacher reviewer's PDF broke a page after "(a) 5.662 GB" (prefix-caching) and after
+    "(a) 13.1 %" (decode-mfu), leaving the other answers overleaf. With the heading at every place
+    near a page's foot, the five answer lines are always on its page."""
+    for filler in range(55, 65):  # the heading from mid-page to the foot of page 1
+        pages = _answer_pages(str(TEMPLATE), filler)
+        where = [
+            (p, i)
+            for p, lines in enumerate(pages)
+            for i, line in enumerate(lines)
+            if line.strip() == "Answer"
+        ]
+        assert len(where) == 1, filler
+        page, index = where[0]
+        answers = [line for line in pages[page][index + 1 :] if re.match(r"\([a-e]\) ", line)]
+        assert len(answers) == 5, (filler, pages[page][index:])
