@@ -202,6 +202,19 @@ def test_a_key_with_a_division_sign_lays_out(tmp_path: Path, run_cli) -> None:  
     assert "÷ 8" in "".join(page.extract_text() for page in pypdf.PdfReader(out).pages)
 
 
+def _one_problem_pdf(
+    source: str, entry: dict[str, Any], answers: str, grid: list[list[str]] | None = None
+) -> bytes:
+    """A set of one hand-made problem `entry` (and an answer `grid`), laid out by the template at
+    `source` as its only piece."""
+    options = PrintOptions(entry["title"], "2026-11-22", 1, answers)
+    section = {"kind": "problems", "name": "", "total": 1, "problems": "1 problem", "grid": grid or []}
+    section |= {"first": True, "last": True, "page_start": 1}
+    piece = {"head": document_head(options, 1), "section": section, "entries": [entry]}
+    pdf, _ = _render(source, {"piece": json.dumps(piece)})
+    return pdf
+
+
 def _rates_text() -> str:
     """Rates preceded by words of every length, so that some line of a page ends at each place
     a rate can break, its slash included ("1,008 GB/" over "s" before units were tied)."""
@@ -230,18 +243,7 @@ def test_a_rate_never_breaks_after_its_slash() -> None:
         "specs": [],
         "prompt": [{"kind": "paragraph", "runs": [{"style": s, "text": text} for s in ("", "strong")]}],
     }  # fmt: skip
-    options = PrintOptions("Rates", "2026-11-22", 1, "key")
-    section = {
-        "kind": "problems",
-        "name": "",
-        "total": 1,
-        "problems": "1 problem",
-        "grid": [["1", "TEST-CODE", text]],
-    }
-    piece = {"head": document_head(options, 1), "entries": [entry]}
-    piece["section"] = {**section, "first": True, "last": True, "page_start": 1}
-    pdf, _ = _render(str(TEMPLATE), {"piece": json.dumps(piece)})
-    lines = _lines(pdf)
+    lines = _lines(_one_problem_pdf(str(TEMPLATE), entry, "key", grid=[["1", "TEST-CODE", text]]))
     assert sum(line.count("GB/s") for line in lines) >= 3 * 160  # the runs' and the grid's, whole
     assert [line for line in lines if line.endswith("/")] == []
 
@@ -262,19 +264,7 @@ def _answer_pages(source: str, filler_lines: int) -> list[list[str]]:
         "number": 1, "code": "TEST-CODE", "title": "Answers", "meta": "", "parts": [], "specs": [],
         "prompt": [{"kind": "paragraph", "runs": [{"style": "", "text": text}]}], "key": key,
     }  # fmt: skip
-    options = PrintOptions("Answers", "2026-11-22", 1, "inline")
-    section = {
-        "kind": "problems",
-        "name": "",
-        "total": 1,
-        "problems": "1 problem",
-        "grid": [],
-        "first": True,
-        "last": True,
-        "page_start": 1,
-    }
-    piece = {"head": document_head(options, 1), "section": section, "entries": [entry]}
-    pdf, _ = _render(source, {"piece": json.dumps(piece)})
+    pdf = _one_problem_pdf(source, entry, "inline")
     return [page.extract_text().splitlines() for page in pypdf.PdfReader(io.BytesIO(pdf)).pages]
 
 
