@@ -213,16 +213,16 @@ def write_markdown_version(
         if spool is None and answers == "key":
             spool = stack.enter_context(tempfile.TemporaryFile())  # deleted however the run ends
         # The answer grid ends the key; its lines wait on disk too (100,000 of them took 60 MB).
-        grid = stack.enter_context(tempfile.TemporaryFile()) if spool is not None else None
+        grid = stack.enter_context(tempfile.TemporaryFile())  # stays empty without a key
         if spool is not None:
             spool.write(key_header(pset, version, title, pset.seed).encode())
         for slot in pset.slots(version):
             out.write((problem_markdown(slot, inline_answer=answers == "inline") + "\n").encode())
-            if spool is not None and grid is not None:
+            if spool is not None:
                 spool.write((key_markdown(slot) + "\n").encode())
                 line = f"| {slot.number} | `{slot.code}` | {_escape(_grid_answers(slot.problem))} |\n"
                 grid.write(line.encode())
-        if spool is not None and grid is not None:
+        if spool is not None:
             spool.write(b"### Answer grid\n\n| # | code | answers |\n|---|---|---|\n")
             grid.seek(0)
             shutil.copyfileobj(grid, spool)

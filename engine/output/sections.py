@@ -62,9 +62,6 @@ class KeySpool:
         _SlotPickler(self._file, self._templates).dump(slot)
         self._count += 1
 
-    def __len__(self) -> int:
-        return self._count
-
     def slots(self) -> Iterator[Slot]:
         """The problems in order; each iterator keeps its own place (the answer grid reads the
         key while its pieces are being read)."""
